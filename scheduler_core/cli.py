@@ -302,7 +302,8 @@ def _load(
     """The scenario in ``paths`` (one path, or several read as one), or None once every problem is on stderr."""
     paths = [paths] if isinstance(paths, str) else list(paths)
     try:
-        return load_paths(paths, limits=limits or Limits(), release=release)
+        # A command line's process may fork: a big text's second half is read meanwhile by a child.
+        return load_paths(paths, limits=limits or Limits(), release=release, second_process=True)
     except OSError as err:
         print(f"error: cannot read {' '.join(paths)}: {err.strerror}", file=sys.stderr)
     except ScenarioInvalid as err:

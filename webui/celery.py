@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_ready
+from celery.signals import worker_process_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
 
@@ -29,6 +29,15 @@ def _recover_abandoned_runs(**_kwargs: Any) -> None:
     recovery step is a conditional UPDATE."""
     _sweep()
     threading.Thread(target=_sweep_forever, name="schedlab-sweeper", daemon=True).start()
+
+
+@worker_process_init.connect
+def _let_reading_fork(**_kwargs: Any) -> None:
+    """A pool process runs one task at a time on its main thread: it may fork a child to read the
+    second half of a big dump while it reads the first (services/engine.py, let_reading_fork)."""
+    from webui.services import engine
+
+    engine.let_reading_fork()
 
 
 def _sweep() -> None:

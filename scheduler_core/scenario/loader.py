@@ -11,9 +11,11 @@ their own kind, or the file's place in a dump layout, says.
 
 from __future__ import annotations
 
+import io
+import pickle
 from collections import Counter
-from dataclasses import dataclass, field, replace
-from typing import Callable, Optional, Sequence, Union
+from dataclasses import dataclass, field, fields, replace
+from typing import Callable, Iterator, Optional, Sequence, Union
 
 from scheduler_core.model import (
     CONTROLLED_KINDS,
@@ -50,7 +52,16 @@ from scheduler_core.scenario.validation import (
     is_dns1123_label,
     is_dns1123_subdomain,
 )
-from scheduler_core.scenario.yamltree import Document, YList, YMap, compose_runs
+from scheduler_core.scenario.yamltree import (
+    Document,
+    Halves,
+    RunComposer,
+    SyntaxProblem,
+    YList,
+    YMap,
+    compose_runs,
+    halves,
+)
 from scheduler_core.scenario import release_evidence
 from scheduler_core.scenario.unknown_fields import (
     ReleaseField,
@@ -63,6 +74,8 @@ from scheduler_core.scenario.unknown_fields import (
 from scheduler_core.release.choice import ReleaseEvidence, ReleaseRequest, choose_release
 from scheduler_core.release.gates import FeatureGateError
 from scheduler_core.release.rules import DEFAULT_RULES, Rules
+from scheduler_core.util import fastpickle
+from scheduler_core.util.forked import Forked
 
 DECLARED_FEATURES_GATE = "NodeDeclaredFeatures"
 
@@ -180,18 +193,28 @@ class _LimitReached(Exception):
 
 
 def load_scenario(
-    text: Union[str, bytes], *, limits: Optional[Limits] = None, release: ReleaseRequest = ReleaseRequest()
+    text: Union[str, bytes],
+    *,
+    limits: Optional[Limits] = None,
+    release: ReleaseRequest = ReleaseRequest(),
+    second_process: bool = False,
 ) -> Scenario:
-    return load_sources([SourceText(None, text)], limits=limits, release=release)
+    return load_sources([SourceText(None, text)], limits=limits, release=release, second_process=second_process)
 
 
 def load_sources(
-    sources: Sequence[SourceText], *, limits: Optional[Limits] = None, release: ReleaseRequest = ReleaseRequest()
+    sources: Sequence[SourceText],
+    *,
+    limits: Optional[Limits] = None,
+    release: ReleaseRequest = ReleaseRequest(),
+    second_process: bool = False,
 ) -> Scenario:
     """Several files as one scenario, in the order given (the order of their Node objects is the
     tie-break's document order); raises ``ScenarioInvalid`` with every problem, each naming its file.
-    ``release``: the release (and feature gates) asked for; unasked, what the dump says decides."""
-    return _load_checked(sources, limits, None, release)[0]
+    ``release``: the release (and feature gates) asked for; unasked, what the dump says decides.
+    ``second_process``: the caller may fork (a CLI, a worker process; not a threaded server): a big
+    YAML text's second half is then read by a forked child meanwhile (``_read_halves``)."""
+    return _load_checked(sources, limits, None, release, second_process)[0]
 
 
 def load_sources_or_with(
@@ -214,13 +237,14 @@ def _load_checked(
     limits: Optional[Limits],
     default: Optional[SourceText],
     release: ReleaseRequest = ReleaseRequest(),
+    second_process: bool = False,
 ) -> tuple[Scenario, bool]:
     limits = limits or Limits()
     errors: list[ScenarioError] = []
     read_default = [False]
     try:
         with collector_paused():
-            scenario = _load(sources, limits, errors, default, read_default, release)
+            scenario = _load(sources, limits, errors, default, read_default, release, second_process)
     except _LimitReached:
         scenario = None
     except RecursionError:
@@ -241,6 +265,7 @@ def _load(
     default: Optional[SourceText] = None,
     read_default: Optional[list[bool]] = None,
     release: ReleaseRequest = ReleaseRequest(),
+    second_process: bool = False,
 ) -> Optional[Scenario]:
     if not _within_total_size(sources, limits, errors):
         return None
@@ -251,7 +276,7 @@ def _load(
         _may_name(source.text, changes_reader.KIND) for source in sources
     )
     for source in sources:
-        _read_source(source, collected, limits, errors)
+        _read_source(source, collected, limits, errors, second_process)
     if default is not None and not collected.changes_input.documents:
         # as the load of [*sources, default] would: its size counted with theirs, read after them
         if not _within_total_size([*sources, default], limits, errors):
@@ -340,19 +365,152 @@ def _size(text: Union[str, bytes]) -> int:
     return len(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
 
 
-def _read_source(source: SourceText, collected: _Collected, limits: Limits, errors: list[ScenarioError]) -> None:
+def _read_source(
+    source: SourceText, collected: _Collected, limits: Limits, errors: list[ScenarioError], second_process: bool = False
+) -> None:
     decoded = _decode_text(source.text, source.name, limits, errors)
     if decoded is None:
         return
     decoded, logs = blank_container_logs(decoded)
     collected.container_logs.extend(logs)
+    cut = halves(decoded, limits) if second_process and not collected.changes_input.keep_objects else None
+    if cut is not None:
+        _read_halves(cut, source, collected, limits, errors)
+        return
     # A big text is composed a run of documents at a time, each run read and let go before the next
     # (compose_runs: its trees are ~7x the text). ScenarioInvalid sorts the problems by line.
-    for documents, problems in compose_runs(decoded, limits):
+    _read_runs(compose_runs(decoded, limits), source, collected, limits, errors)
+
+
+Runs = Iterator[tuple[list[Document], list[SyntaxProblem]]]
+
+
+def _read_runs(
+    runs: Runs, source: SourceText, collected: _Collected, limits: Limits, errors: list[ScenarioError]
+) -> None:
+    for documents, problems in runs:
         errors.extend(ScenarioError(f"document {p.document}", "", p.line, p.message, source.name) for p in problems)
         for document in documents:
             _read_document(document, source, collected, limits, errors)
         del documents  # the run's trees go before the next run is composed
+
+
+# ---------------------------------------------------------------------- a big text in two processes
+# A forked child reads the text's second half into a _Collected of its own while this process reads
+# the first; its objects are then taken as they are when that is what reading the whole text here
+# would have given — its documents numbered as this half's composing numbered them, nothing in it
+# that depends on what came before (no problem, no object of a name this half holds, no kind whose
+# reading looks at earlier objects: the configuration, Changes, DRA), the limits not passed — and
+# otherwise the second half is read here after all, from where this half ended. Either way the
+# scenario is the one-process read's.
+
+
+def _read_halves(
+    cut: Halves, source: SourceText, collected: _Collected, limits: Limits, errors: list[ScenarioError]
+) -> None:
+    child = Forked.start(lambda: _second_half(cut, source, limits))
+    runs = RunComposer(limits)
+    try:
+        _read_runs(runs.runs(cut.first), source, collected, limits, errors)
+    except BaseException:
+        if child is not None:
+            child.cancel()
+        raise
+    answer = child.answer() if child is not None else None
+    numbered_alike = runs.documents == cut.documents_before and not runs.events_used and not runs.composer.stopped
+    if answer is not None and numbered_alike and _merged(collected, pickle.loads(answer), limits, errors):
+        return
+    _read_runs(runs.runs(cut.second), source, collected, limits, errors)  # one process's way, from here
+
+
+def _second_half(cut: Halves, source: SourceText, limits: Limits) -> Optional[bytes]:
+    """The child's read of the second half: its _Collected pickled, or None when it cannot stand
+    for the one-process read (the parent then reads the half itself)."""
+    collected, errors = _Collected(), list[ScenarioError]()
+    collected.changes_input.keep_objects = False  # as the parent's (no Changes document is named in the text)
+    runs = RunComposer(limits, earlier=cut.documents_before, lines_before=cut.lines_before)
+    try:
+        for documents, problems in runs.runs(cut.second):
+            if problems:
+                return None
+            for document in documents:
+                _read_document(document, source, collected, limits, errors)
+            del documents
+            if errors:
+                return None
+    except _LimitReached:
+        return None
+    if runs.events_used or not _stands_alone(collected):
+        return None
+    # The specs decoded so far spare later pods of the same spec their decoding; nothing is read
+    # after this half but other files: not worth sending (a fifth of the half's pickle; _NOT_SENT).
+    collected.pod_specs, collected.checked_specs = {}, {}
+    out = io.BytesIO()
+    fastpickle.dump(collected, out)
+    return out.getvalue()
+
+
+def _stands_alone(half: _Collected) -> bool:
+    """Nothing in the half read as it would have been after the first half's objects."""
+    dra_objects = any(getattr(half.dra, kind.name) for kind in fields(DraObjects))
+    return not (
+        half.config is not None
+        or half.config_obj is not None
+        or half.changes_input.documents
+        or half.changes_input.objects
+        or dra_objects
+        or half.dra_gated
+        or half.dra_admin
+        or half.taint_rules
+        or half.kept
+        or half.duplicates
+        or half.not_objects
+    )
+
+
+def _merged(collected: _Collected, half: _Collected, limits: Limits, errors: list[ScenarioError]) -> bool:
+    """``half`` (the second half's objects) added to ``collected`` as reading it here would have
+    added them; False (nothing changed) when reading it here could have gone otherwise."""
+    if any(key in collected.seen for key in half.seen):
+        return False  # a name written in both halves: the one-process read names it a duplicate
+    if (
+        len(collected.pods) + len(half.pods) > limits.max_pods
+        or len(collected.nodes) + len(half.nodes) > limits.max_nodes
+    ):
+        return False  # the one-process read stops at the object past the limit
+    for node in half.nodes:
+        node.doc_index += len(collected.nodes)
+    for pod in half.pods:
+        pod.doc_index += len(collected.pods)
+    storage_objects, more = collected.storage, half.storage
+    more.claims = [replace(claim, doc_index=claim.doc_index + len(storage_objects.claims)) for claim in more.claims]
+    more.volumes = [
+        replace(volume, doc_index=volume.doc_index + len(storage_objects.volumes)) for volume in more.volumes
+    ]
+    for admitted in half.admitted:  # its problems (the Priority admission's, _finish) go where this read's go
+        admitted.ctx.errors = errors
+        admitted.ctx.kept = collected.kept
+    for kind in fields(StorageObjects):
+        getattr(storage_objects, kind.name).extend(getattr(more, kind.name))
+    for name in _CONCATENATED:
+        getattr(collected, name).extend(getattr(half, name))
+    for name in _UPDATED:
+        getattr(collected, name).update(getattr(half, name))
+    return True
+
+
+# How _merged adds each of _Collected's fields (a test holds this to every field there is).
+_CONCATENATED = (
+    "nodes", "pods", "services", "workloads", "pdbs", "pending_volumes", "container_logs", "admitted",
+    "release_evidence", "version_records", "release_fields",
+)  # fmt: skip
+_UPDATED = ("namespaces", "priority_classes", "seen", "ignored")  # no key in both: seen says so
+_NOT_SENT = ("pod_specs", "checked_specs")  # specs decoded so far (_second_half): this half's stay
+_MERGED_APART = ("storage",)
+_EMPTY_IN_A_HALF_TAKEN = (  # _stands_alone, or set only once everything is read (_load)
+    "config", "config_obj", "changes_input", "dra", "dra_gated", "dra_admin", "taint_rules", "kept",
+    "duplicates", "not_objects", "dra_dropped", "pod_fields_dropped", "declared_features_ignored",
+)  # fmt: skip
 
 
 def _decode_text(

@@ -91,10 +91,14 @@ def _listed(names: list[str]) -> tuple[str, ...]:
 
 
 def load_paths(
-    paths: Sequence[Union[str, Path]], limits: Optional[Limits] = None, release: ReleaseRequest = ReleaseRequest()
+    paths: Sequence[Union[str, Path]],
+    limits: Optional[Limits] = None,
+    release: ReleaseRequest = ReleaseRequest(),
+    second_process: bool = False,
 ) -> Scenario:
-    """The scenario in ``paths`` (files, directories, archives; '-' is standard input)."""
-    return _load(read_sources(paths, limits), limits, release)
+    """The scenario in ``paths`` (files, directories, archives; '-' is standard input);
+    ``second_process``: load_sources'."""
+    return _load(read_sources(paths, limits), limits, release, second_process)
 
 
 def load_upload(
@@ -133,12 +137,14 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: Optional[Limits] = N
     return found
 
 
-def _load(found: SourceSet, limits: Optional[Limits], release: ReleaseRequest = ReleaseRequest()) -> Scenario:
+def _load(
+    found: SourceSet, limits: Optional[Limits], release: ReleaseRequest = ReleaseRequest(), second_process: bool = False
+) -> Scenario:
     if not found.sources:
         raise _invalid(
             "no YAML or JSON file found" + (f" (not read: {', '.join(found.unread[:5])})" if found.unread else "")
         )
-    scenario = load_sources(found.sources, limits=limits, release=release)
+    scenario = load_sources(found.sources, limits=limits, release=release, second_process=second_process)
     scenario.notices.extend(found.notices())
     return scenario
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 import yaml
@@ -399,28 +400,105 @@ def compose_runs(text: str, limits: Limits) -> Iterator[tuple[list[Document], li
     if problem is not None:
         yield [], [problem]
         return
-    composer = Composer(limits)  # one for every run: the document count and alias budget are the text's
-    lines_before = 0
-    for run in _document_runs(text):
-        with collector_paused():
-            fast = None
-            if json and _JSON_START.match(run):  # a run of JSON values, "--- " before each but the text's first
-                fast = compose_json(run, limits, Composer(limits), composer.earlier, lines_before + 1)
-            if fast is None:
-                fast = compose_block(run, limits, Composer(limits), composer.earlier, lines_before + 1)
-            if fast is None:
-                composer.first_line = lines_before + 1  # its lines and messages are the whole text's
-                composer.compose(run)
-        if fast is not None:
-            composer.earlier += len(fast)
-            yield fast, []
-        else:
-            yield composer.documents, composer.problems
+    yield from RunComposer(limits, json).runs(text)
+
+
+class RunComposer:
+    """Composes a stream a run of whole documents at a time (compose_runs), one text after another
+    as the parts of one stream: the documents numbered and the lines counted after those of the
+    texts before, one event composer for every run (its document count and alias budget are the
+    stream's), nothing composed once a problem has ended the parse. ``earlier``, ``lines_before``:
+    where the first text starts in its stream (a stream's second half read by another process:
+    loader's two-process read)."""
+
+    def __init__(self, limits: Limits, json: bool = False, earlier: int = 0, lines_before: int = 0) -> None:
+        self.limits = limits
+        self.json = json  # the stream may hold runs of JSON values (as_yaml_stream marked them)
+        self.composer = Composer(limits)
+        self.composer.earlier = earlier
+        self.lines_before = lines_before
+        self.events_used = False  # a run was composed by the event composer (its alias budget is in play)
+
+    @property
+    def documents(self) -> int:
+        """The stream's documents composed so far (the last run's included once it was read)."""
+        return self.composer.earlier
+
+    def runs(self, text: str) -> Iterator[tuple[list[Document], list[SyntaxProblem]]]:
+        composer, limits = self.composer, self.limits
+        for run in _document_runs(text):
             if composer.stopped:
                 return
-            composer.next_run()
-        fast = None  # the run read: its trees go before the next run is composed
-        lines_before += run.count("\n")
+            first_line = self.lines_before + 1
+            with collector_paused():
+                fast = None
+                if self.json and _JSON_START.match(
+                    run
+                ):  # a run of JSON values, "--- " before each but the text's first
+                    fast = compose_json(run, limits, Composer(limits), composer.earlier, first_line)
+                if fast is None:
+                    fast = compose_block(run, limits, Composer(limits), composer.earlier, first_line)
+                if fast is None:
+                    self.events_used = True
+                    composer.first_line = first_line  # its lines and messages are the whole text's
+                    composer.compose(run)
+            if fast is not None:
+                composer.earlier += len(fast)
+                yield fast, []
+            else:
+                yield composer.documents, composer.problems
+                if composer.stopped:
+                    return
+                composer.next_run()
+            fast = None  # the run read: its trees go before the next run is composed
+            self.lines_before += run.count("\n")
+
+
+# A text this long or longer may be read in two processes (the loader's ``second_process``).
+SPLIT_CHARS = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Halves:
+    """A block YAML stream cut at a document line: ``second`` starts with it."""
+
+    first: str
+    second: str
+    lines_before: int  # the lines of ``first``
+    documents_before: int  # its documents as its document lines count them (RunComposer.documents says)
+
+
+def halves(text: str, limits: Limits) -> Optional[Halves]:
+    """``text`` (what compose_runs composes) cut at the first document line from its middle on, for
+    the loader to read each half in a process of its own: composing the halves one after the other
+    with one RunComposer is composing the text (a document line ends every node open before it).
+    None for a text shorter than SPLIT_CHARS, JSON (its line composer reads a List as one document),
+    one too deep to compose, or one without such a line."""
+    if len(text) < SPLIT_CHARS or _JSON_START.match(text):
+        return None
+    text = as_yaml_stream(text)
+    if _too_deep(text, limits) is not None:
+        return None
+    found = _DOCUMENT_LINE.search(text, len(text) // 2)
+    while found is not None and _after_directive(text, found.start()):
+        found = _DOCUMENT_LINE.search(text, found.end())
+    if found is None:
+        return None
+    first = text[: found.start()]
+    return Halves(first, text[found.start() :], first.count("\n"), _documents_in(first))
+
+
+def _documents_in(text: str) -> int:
+    """The documents of a stream as counted from its lines: one per document line, and one before
+    the first of them if anything but blank lines, comments and directives is written there. Counted
+    at memory speed: document lines written back to back ("---" twice) count once, as does a
+    stream that ends a document with "..." otherwise — the caller compares this with what the
+    composer numbered, and reads one process's way when they differ."""
+    first = _DOCUMENT_LINE.search(text)
+    head = text if first is None else text[: first.start()]
+    implicit = any(line.strip() and line.lstrip()[:1] not in ("#", "%") for line in head.split("\n"))
+    lines = sum(text.count("\n---" + end) for end in (" ", "\t", "\r", "\n")) + text.endswith("\n---")
+    return lines + (first is not None and first.start() == 0) + implicit
 
 
 def _document_runs(text: str) -> Iterator[str]:

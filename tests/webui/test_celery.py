@@ -7,8 +7,10 @@ import logging
 import pytest
 from django.conf import settings
 
+from celery.signals import worker_process_init
+
 from webui import celery
-from webui.services import capacity, runs, upgrades
+from webui.services import capacity, engine, runs, upgrades
 
 
 def test_the_app_takes_djangos_celery_settings():
@@ -51,3 +53,10 @@ def test_a_failing_sweep_is_logged_and_the_sweeper_goes_on(monkeypatch, caplog):
         "sweeping stalled upgrade comparisons failed",
     ]
     assert swept == ["questions"]  # a failing run sweep does not keep the questions' from running
+
+
+def test_a_pool_process_may_fork_to_read_a_big_dump_and_the_web_process_never_does(monkeypatch):
+    monkeypatch.setattr(engine, "_reading_may_fork", False)  # as in any process until a worker's starts
+    celery._let_reading_fork()  # what worker_process_init calls in each pool process
+    assert engine._reading_may_fork is True
+    assert celery._let_reading_fork in [receiver() for _, receiver in worker_process_init.receivers]

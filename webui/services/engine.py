@@ -196,6 +196,8 @@ __all__ = [
     "kept_run_names",
     "run_names_document",
     "run_names_gz",
+    "names_document_gz",
+    "let_reading_fork",
     "collector_paused",
     "load_valid",
     "pod_requests",
@@ -453,12 +455,24 @@ def _loaded(
             kept = loaded_cache.get(key, ENGINE_PACKAGE)
         if isinstance(kept, Scenario):
             return kept
-    scenario = load_scenario(text_of(), limits=key[1], release=release)
+    scenario = load_scenario(text_of(), limits=key[1], release=release, second_process=_reading_may_fork)
     if keep:
         with collector_paused():
             loaded_cache.put(key, ENGINE_PACKAGE, scenario, dump_pickled)  # before anyone uses it: as read
-        loaded_cache.put(_names_key(key), ENGINE_PACKAGE, run_names_gz(scenario))
+        loaded_cache.put(_names_key(key), ENGINE_PACKAGE, run_names_gz(scenario), suffix=loaded_cache.SIDECAR_SUFFIX)
     return scenario
+
+
+# A big text's second half read by a forked child meanwhile (the loader's second_process): only in
+# a Celery worker's process (webui/celery.py says so when one starts), never in the web server,
+# whose other threads may hold locks a forked child would wait on forever.
+_reading_may_fork = False
+
+
+def let_reading_fork() -> None:
+    """This process may fork to read a big text (a Celery worker's pool process)."""
+    global _reading_may_fork
+    _reading_may_fork = True
 
 
 def _names_key(key: tuple[str, Limits, Hashable]) -> tuple[Hashable, ...]:
@@ -470,7 +484,8 @@ def kept_run_names(digest: str, release: ReleaseRequest = NO_RELEASE) -> bytes |
     app's processes loaded it and kept them (loaded_cache); None otherwise. Never reads the text."""
     if not digest:
         return None
-    kept = loaded_cache.get(_names_key((digest, engine_limits(), _release_key(release))), ENGINE_PACKAGE)
+    key = _names_key((digest, engine_limits(), _release_key(release)))
+    kept = loaded_cache.get(key, ENGINE_PACKAGE, loaded_cache.SIDECAR_SUFFIX)
     return kept if isinstance(kept, bytes) else None
 
 
@@ -486,8 +501,13 @@ def run_names_document(scenario: Scenario) -> dict[str, Any]:
 
 
 def run_names_gz(scenario: Scenario) -> bytes:
-    """run_names_document as stored with a run (Run.names_gz): gzip of its compact JSON."""
-    body = json.dumps(run_names_document(scenario), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    """run_names_document as stored with a run (Run.names_gz)."""
+    return names_document_gz(run_names_document(scenario))
+
+
+def names_document_gz(document: dict[str, Any]) -> bytes:
+    """A run_names_document as stored with a run: gzip of its compact JSON."""
+    body = json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     return gzip.compress(body, compresslevel=RUN_NAMES_GZIP_LEVEL, mtime=0)
 
 

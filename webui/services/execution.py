@@ -174,7 +174,7 @@ def writer_for(run: Run, worker: str, scenario: engine.Scenario) -> EventWriter:
     """A writer that resumes after the segments a previous attempt stored; the run's names are kept first."""
     document = engine.run_names_document(scenario)
     if run.names_gz is None:  # kept at the run's start when another process had read the scenario
-        Run.objects.filter(pk=run.pk).update(names_gz=engine.run_names_gz(scenario))
+        Run.objects.filter(pk=run.pk).update(names_gz=engine.names_document_gz(document))
     names = segments.run_names_from(document)
     segments.remember_names(run.pk, names)
     resume_from = segments.stored_event_count(run.pk)

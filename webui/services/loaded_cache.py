@@ -28,6 +28,9 @@ from django.conf import settings
 
 log = logging.getLogger(__name__)
 SUFFIX = ".pickle"
+# What is kept beside a loaded scenario (a run's names): counted apart, so a scenario's few kilobytes
+# of names never push another loaded scenario out of SCHEDLAB_LOADED_CACHE_FILES.
+SIDECAR_SUFFIX = ".sidecar"
 
 
 @functools.cache
@@ -45,9 +48,9 @@ def _directory() -> Path | None:
     return Path(configured) if configured else None
 
 
-def _path(directory: Path, key: Hashable, package: Path) -> Path:
+def _path(directory: Path, key: Hashable, package: Path, suffix: str) -> Path:
     name = hashlib.sha256(f"{code_fingerprint(package)}|{key!r}".encode()).hexdigest()
-    return directory / f"{name}{SUFFIX}"
+    return directory / f"{name}{suffix}"
 
 
 def wanted(text_bytes: int) -> bool:
@@ -55,12 +58,13 @@ def wanted(text_bytes: int) -> bool:
     return _directory() is not None and text_bytes >= settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES
 
 
-def get(key: Hashable, package: Path) -> Any | None:
-    """The object kept under ``key`` (None when there is none, or it does not read)."""
+def get(key: Hashable, package: Path, suffix: str = SUFFIX) -> Any | None:
+    """The object kept under ``key`` (None when there is none, or it does not read); ``suffix``:
+    SIDECAR_SUFFIX for what put kept as a sidecar."""
     directory = _directory()
     if directory is None:
         return None
-    path = _path(directory, key, package)
+    path = _path(directory, key, package, suffix)
     try:
         with path.open("rb") as file:
             value = pickle.load(file)
@@ -74,9 +78,16 @@ def get(key: Hashable, package: Path) -> Any | None:
         return None
 
 
-def put(key: Hashable, package: Path, value: Any, dump: Callable[[Any, IO[bytes]], None] | None = None) -> None:
+def put(
+    key: Hashable,
+    package: Path,
+    value: Any,
+    dump: Callable[[Any, IO[bytes]], None] | None = None,
+    suffix: str = SUFFIX,
+) -> None:
     """Keep ``value`` under ``key`` (written whole, then renamed); the oldest files beyond
-    SCHEDLAB_LOADED_CACHE_FILES go. A failure to write is logged, never raised: it is only a cache.
+    SCHEDLAB_LOADED_CACHE_FILES go, loaded scenarios and sidecars (``suffix`` SIDECAR_SUFFIX) each
+    counted apart. A failure to write is logged, never raised: it is only a cache.
     ``dump``: writes the pickle (the engine's own is faster for its records); ``pickle.load`` reads it."""
     directory = _directory()
     if directory is None:
@@ -90,16 +101,16 @@ def put(key: Hashable, package: Path, value: Any, dump: Callable[[Any, IO[bytes]
                     pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
                 else:
                     dump(value, file)
-            os.replace(temporary, _path(directory, key, package))
+            os.replace(temporary, _path(directory, key, package, suffix))
         finally:
             Path(temporary).unlink(missing_ok=True)
-        _trim(directory)
+        _trim(directory, suffix)
     except Exception:
         log.warning("could not keep a loaded scenario in %s", directory, exc_info=True)
 
 
-def _trim(directory: Path) -> None:
-    kept = sorted(directory.glob(f"*{SUFFIX}"), key=_mtime, reverse=True)
+def _trim(directory: Path, suffix: str) -> None:
+    kept = sorted(directory.glob(f"*{suffix}"), key=_mtime, reverse=True)
     for old in kept[settings.SCHEDLAB_LOADED_CACHE_FILES :]:
         old.unlink(missing_ok=True)
 

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from django.db.models import Max, Sum
 from django.db.models.functions import Length
 
-from webui.models import Run, RunSegment
+from webui.models import Run, RunSegment, RunStatus
 from webui.services import engine, releases
 from webui.services.errors import Conflict
 
@@ -37,12 +37,18 @@ def stored_names_gz(run: Run) -> bytes:
     reading the whole scenario for them as the worker does (seconds and gigabytes on a 5,000-node
     dump). A finished run stored before they were kept gets them from its version."""
     if run.names_gz is None and not run.is_finished:
-        raise NamesNotReady(f"run {run.pk} has not started yet: its names are kept when it starts; ask again")
+        raise NamesNotReady(_not_ready_message(run))
     if run.names_gz is None:
         blob = engine.run_names_gz(engine.load_valid(run.version.text, releases.request_of(run)))
         Run.objects.filter(pk=run.pk, names_gz__isnull=True).update(names_gz=blob)
         run.names_gz = blob
     return bytes(run.names_gz)
+
+
+def _not_ready_message(run: Run) -> str:
+    if run.status == RunStatus.QUEUED:
+        return f"run {run.pk} has not started yet: its names are kept when it starts; ask again"
+    return f"run {run.pk} is starting: its worker is still reading the scenario, and keeps its names before the first cycle; ask again"
 
 
 def run_names(run: Run) -> engine.RunNames:

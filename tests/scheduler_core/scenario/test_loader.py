@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
 from pathlib import Path
 
@@ -10,7 +12,7 @@ import pytest
 from scheduler_core.model import LabelSelector, NoticeCode, Toleration
 from scheduler_core.release.choice import ReleaseRequest
 from scheduler_core.release.versions import release_named
-from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario
+from scheduler_core.scenario import Limits, ScenarioError, ScenarioInvalid, load_scenario, loader, yamltree
 
 from tests.scheduler_core.scenario.support import CONTAINER, NODE, errors_of, line_of, pod, stream
 
@@ -1360,3 +1362,123 @@ def test_a_big_text_read_a_run_of_documents_at_a_time_loads_as_it_does_whole(mon
     messages = [problem.message for problem in problems]
     assert any("duplicate key" in m for m in messages)  # a syntax problem, and the objects' own
     assert any('no PriorityClass with name "nowhere"' in m for m in messages)  # said once every class is known
+
+
+# ---------------------------------------------------------------------------- a big text in two processes
+
+REPO = Path(__file__).resolve().parents[3]
+SHARED_DIR = REPO.parent / "shared"
+
+
+def _plain(value: object) -> object:
+    """A loaded value as nested tuples of what it holds (compared fields only, in order): two loads
+    compare equal exactly when they read the same, whichever of their equal parts are one object."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        compared = [f.name for f in dataclasses.fields(value) if f.compare]
+        return (type(value).__name__, tuple((name, _plain(getattr(value, name))) for name in compared))
+    if isinstance(value, dict):
+        return ("dict", tuple((_plain(k), _plain(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_plain(item) for item in value))
+    if isinstance(value, (set, frozenset)):
+        return (type(value).__name__, frozenset(_plain(item) for item in value))
+    return value if value is None or isinstance(value, (str, int, float, bytes, enum.Enum)) else repr(value)
+
+
+def _read_both_ways(text: str, limits: Limits | None = None) -> tuple[object, object]:
+    """The text read in one process and in two: the scenario, or the problems."""
+
+    def read(second_process: bool) -> object:
+        try:
+            return _plain(load_scenario(text, limits=limits, second_process=second_process))
+        except ScenarioInvalid as invalid:
+            return invalid.errors
+
+    return read(False), read(True)
+
+
+@pytest.fixture
+def split_everything(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Every text of two documents or more is cut in two; the list gets one entry per cut read in two
+    processes: whether the child's half was taken as it read it."""
+    monkeypatch.setattr(yamltree, "SPLIT_CHARS", 0)
+    taken: list[bool] = []
+    merged = loader._merged
+
+    def noting(*args: object) -> bool:
+        taken.append(merged(*args))  # type: ignore[arg-type]
+        return taken[-1]
+
+    monkeypatch.setattr(loader, "_merged", noting)
+    return taken
+
+
+def test_every_corpus_text_read_in_two_processes_is_the_text_read_in_one(split_everything):
+    files = [
+        *sorted((SHARED_DIR / "conformance" / "public").glob("*.yaml")),
+        *sorted((SHARED_DIR / "conformance-timeline" / "public").glob("*.yaml")),
+        *sorted((REPO / "tests" / "fixtures" / "dumps").glob("*.yaml")),
+        *sorted((REPO / "examples").glob("*.yaml")),
+    ]
+    assert len(files) > 150
+    for path in files:
+        one, two = _read_both_ways(path.read_text())
+        assert one == two, path
+    # The child's half was taken for most of them (the rest: a Changes document, one document only).
+    assert split_everything.count(True) > 120
+
+
+def _pods(count: int, first: int = 0, spec: str = CONTAINER) -> list[str]:
+    return [pod(spec, f"p{number}") for number in range(first, first + count)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a name in both halves: the second is a duplicate, named at its line
+        stream(NODE, *_pods(6), *_pods(1, 2)),
+        # a priority class the second half names and nobody defines: the admission's problem, at its pod
+        stream(NODE, *_pods(6), pod(CONTAINER + "priorityClassName: missing\n", "late")),
+        # a syntax error in either half, which ends the parse there
+        stream(NODE, "kind: Pod\nmetadata: {name: [unclosed\n", *_pods(6)),
+        stream(NODE, *_pods(6), "kind: Pod\nmetadata: {name: [unclosed\n"),
+        # an invalid field in the second half
+        stream(NODE, *_pods(6), pod(CONTAINER, "bad", "labels: {tier: 1}")),
+        # the configuration, DRA and a PriorityClass after the middle
+        stream(NODE, *_pods(6), "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"),
+        stream(NODE, *_pods(6), "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu\n"),
+        stream(
+            NODE,
+            *_pods(6, spec=CONTAINER + "priorityClassName: high\n"),
+            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: high\nvalue: 1000\n",
+        ),
+        # empty documents, comments and "..." around the cut
+        "# a dump\n" + stream(NODE, *_pods(3), "", "", *_pods(3, 3)) + "---\n",
+        stream(NODE, *_pods(3)) + "...\n" + stream(*_pods(3, 3)),
+    ],
+)
+def test_a_text_read_in_two_processes_has_the_one_process_reads_problems_and_objects(split_everything, text):
+    one, two = _read_both_ways(text)
+    assert one == two
+
+
+def test_a_limit_passed_only_by_both_halves_together_is_named_as_one_process_names_it(split_everything):
+    text = stream(NODE, *_pods(8))
+    one, two = _read_both_ways(text, Limits(max_pods=7))
+    assert one == two and isinstance(one, list) and "more than 7 pods" in one[0].message
+    assert split_everything == [False]
+
+
+def test_the_halves_objects_keep_their_order_lines_and_numbers(split_everything):
+    scenario = load_scenario(stream(NODE, *_pods(9)), second_process=True)
+    assert split_everything == [True]
+    assert [pod.name for pod in scenario.pods] == [f"p{n}" for n in range(9)]
+    assert [pod.doc_index for pod in scenario.pods] == list(range(9))
+    assert scenario.pods[-1].line == line_of(stream(NODE, *_pods(9)), "name: p8") - 3  # its apiVersion line
+
+
+def test_every_field_a_read_collects_is_added_to_the_first_halfs_one_way_or_another():
+    handled = (
+        loader._CONCATENATED + loader._UPDATED + loader._NOT_SENT + loader._MERGED_APART + loader._EMPTY_IN_A_HALF_TAKEN
+    )
+    assert sorted(handled) == sorted(f.name for f in dataclasses.fields(loader._Collected))

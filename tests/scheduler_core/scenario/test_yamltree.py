@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from scheduler_core.scenario.limits import Limits
-from scheduler_core.scenario import goyaml
-from scheduler_core.scenario.yamltree import YList, YMap, compose, compose_runs
+from scheduler_core.scenario import goyaml, yamltree
+from scheduler_core.scenario.yamltree import RunComposer, YList, YMap, compose, compose_runs, halves
 
 
 def test_it_records_the_line_of_every_key_and_item():
@@ -270,3 +270,53 @@ def test_a_directive_stays_with_the_document_after_it(monkeypatch):
     whole, whole_problems = compose(text, Limits())
     documents, problems, _ = _composed_in_runs(text, Limits(), 500, monkeypatch)
     assert _as_composed(documents) == _as_composed(whole) and problems == whole_problems
+
+
+def _composed_in_halves(text: str, limits: Limits, monkeypatch):
+    """``text`` cut by ``halves`` and composed half after half by one RunComposer (runs of ~500 characters)."""
+    monkeypatch.setattr(yamltree, "SPLIT_CHARS", 0)
+    monkeypatch.setattr(yamltree, "RUN_CHARS", 500)
+    cut = halves(text, limits)
+    assert cut is not None
+    composer = RunComposer(limits)
+    documents, problems = [], []
+    for half in (cut.first, cut.second):
+        for composed, found in composer.runs(half):
+            documents += composed
+            problems += found
+        if half is cut.first:
+            first_documents = composer.documents
+    return cut, first_documents, documents, problems
+
+
+def test_a_text_composed_half_after_half_is_the_text_composed_whole(monkeypatch):
+    with_anchor = STREAM.replace("name: p30\n", "name: &n p30\n  alias: *n\n")
+    broken = STREAM.replace("name: p10\n", "name: [p10\n")
+    limited = (STREAM, Limits(max_documents=45))
+    for text, limits in ((STREAM, Limits()), (with_anchor, Limits()), (broken, Limits()), limited):
+        whole, whole_problems = compose(text, limits)
+        cut, _, documents, problems = _composed_in_halves(text, limits, monkeypatch)
+        assert cut.first + cut.second == text and cut.second.startswith("---\n")
+        assert _as_composed(documents) == _as_composed(whole) and problems == whole_problems
+
+
+def test_a_halfs_documents_are_counted_from_its_lines_as_the_composer_numbers_them(monkeypatch):
+    for text in (STREAM, "# a comment\n" + STREAM, "kind: Pod\n" + STREAM, STREAM.replace("---\n", "--- \n")):
+        cut, first_documents, _, _ = _composed_in_halves(text, Limits(), monkeypatch)
+        assert cut.documents_before == first_documents and cut.lines_before == cut.first.count("\n")
+    # Written otherwise ("---" twice in a row), the count may differ: the loader then reads one process's way.
+    doubled = STREAM.replace("name: p28\n", "name: p28\n---\n")
+    cut, first_documents, _, _ = _composed_in_halves(doubled, Limits(), monkeypatch)
+    assert cut.documents_before != first_documents
+
+
+def test_only_a_long_block_yaml_stream_with_a_document_line_after_its_middle_is_cut(monkeypatch):
+    assert halves(STREAM, Limits()) is None  # shorter than SPLIT_CHARS
+    monkeypatch.setattr(yamltree, "SPLIT_CHARS", 0)
+    json_values = "".join(f'{{"kind": "Pod", "metadata": {{"name": "j{i}"}}}}\n' for i in range(40))
+    assert halves(json_values, Limits()) is None
+    assert halves("kind: Pod\nmetadata:\n  name: one\n", Limits()) is None
+    deep = STREAM + "---\nx: " + "[" * 10 + "]" * 10 + "\n"
+    assert (
+        halves(deep, Limits()) is not None and halves(deep, Limits(max_depth=5)) is None
+    )  # its problem: one process's

@@ -667,6 +667,15 @@ def test_a_run_not_started_yet_says_ask_again_for_its_names_rather_than_reading_
     assert [n["name"] for n in owner.get(f"/api/runs/{queued['id']}/names").json()["nodes"]]
 
 
+def test_a_run_whose_worker_is_still_reading_says_so_when_asked_for_its_names(owner: Client, scenario: dict):
+    queued = owner.post(f"/api/scenarios/{scenario['id']}/runs").json()
+    assert "has not started yet" in owner.get(f"/api/runs/{queued['id']}/names").json()["error"]["message"]
+    Run.objects.filter(pk=queued["id"]).update(status=RunStatus.RUNNING, names_gz=None)  # claimed, reading
+    answer = owner.get(f"/api/runs/{queued['id']}/names")
+    assert answer.status_code == 409 and answer.json()["error"]["code"] == "names_not_ready"
+    assert "still reading the scenario" in answer.json()["error"]["message"]
+
+
 def test_it_lets_a_share_token_read_segments_and_names_but_not_strangers(
     owner: Client, stranger: Client, scenario: dict, run: dict
 ):

@@ -23,19 +23,32 @@ SCENARIO = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n{}\n"
 SHARED = Path(__file__).resolve().parents[4] / "shared"
 
 
-def test_it_loads_a_text_once_however_often_it_is_checked(monkeypatch):
-    calls = []
+@pytest.fixture
+def reads(monkeypatch) -> list[bool]:
+    """Each read of a text by the engine, as whether it may fork (load_scenario's second_process)."""
+    calls: list[bool] = []
     real = engine.load_scenario
-    monkeypatch.setattr(
-        engine,
-        "load_scenario",
-        lambda text, limits, release: calls.append(1) or real(text, limits=limits, release=release),
-    )
+
+    def reading(text, limits, release, second_process):
+        calls.append(second_process)
+        return real(text, limits=limits, release=release, second_process=second_process)
+
+    monkeypatch.setattr(engine, "load_scenario", reading)
+    monkeypatch.setattr(engine, "_reading_may_fork", False)  # as in any process until a worker's starts
+    return calls
+
+
+def test_it_loads_a_text_once_however_often_it_is_checked(reads):
     text = SCENARIO.format("memo-1")
     first, second = engine.check(text), engine.check(text)
     assert first.valid and first.summary.nodes == 1
     assert second is first and engine.load(text) is engine.load(text)
-    assert len(calls) == 1
+    assert reads == [False]  # read once, in one process: this is no worker's pool process
+
+
+def test_a_worker_s_pool_process_reads_a_text_with_a_forked_child_s_help(reads):
+    engine.let_reading_fork()  # webui/celery.py, when a pool process starts
+    assert engine.check(SCENARIO.format("forking-1")).valid and reads == [True]
 
 
 def test_a_check_is_known_by_the_texts_digest_and_one_made_elsewhere_reads_back_the_same(settings):
@@ -70,7 +83,8 @@ def test_a_big_text_read_by_one_process_is_read_from_disk_by_the_next(monkeypatc
     settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES = 0
     text = SCENARIO.format("kept-1") + "---\n" + SCENARIO.format("kept-2")
     first = engine.load(text)
-    assert len(list(Path(settings.SCHEDLAB_LOADED_CACHE_DIR).glob("*.pickle"))) == 2  # the scenario, its run names
+    kept = Path(settings.SCHEDLAB_LOADED_CACHE_DIR)
+    assert len(list(kept.glob("*.pickle"))) == len(list(kept.glob("*.sidecar"))) == 1  # the scenario, its run names
     engine.forget_everything()  # as another process: nothing in memory
     monkeypatch.setattr(engine, "load_scenario", lambda *args, **kwargs: pytest.fail("read from the text again"))
     again = engine.load(text)

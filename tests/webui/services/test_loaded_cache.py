@@ -51,6 +51,21 @@ def test_the_most_recently_used_files_are_kept(settings, package):
     assert [loaded_cache.get(number, package) for number in range(3)] == [None, 1, 2]
 
 
+def test_sidecars_are_counted_apart_from_the_loaded_scenarios_they_sit_beside(settings, package):
+    settings.SCHEDLAB_LOADED_CACHE_FILES = 2
+    loaded_cache.put("a", package, "scenario a")
+    loaded_cache.put("b", package, "scenario b")
+    for name in ("a", "b", "c"):
+        loaded_cache.put(("names", name), package, f"names {name}", suffix=loaded_cache.SIDECAR_SUFFIX)
+        for path in Path(settings.SCHEDLAB_LOADED_CACHE_DIR).glob("*" + loaded_cache.SIDECAR_SUFFIX):
+            stat = path.stat()
+            os.utime(path, (stat.st_atime - 10, stat.st_mtime - 10))  # each earlier one older
+    assert [loaded_cache.get(name, package) for name in ("a", "b")] == ["scenario a", "scenario b"]
+    assert loaded_cache.get(("names", "c"), package, loaded_cache.SIDECAR_SUFFIX) == "names c"
+    assert loaded_cache.get(("names", "c"), package) is None  # a sidecar is not a loaded scenario
+    assert len(list(Path(settings.SCHEDLAB_LOADED_CACHE_DIR).glob("*" + loaded_cache.SIDECAR_SUFFIX))) == 2
+
+
 def test_off_without_a_directory_and_only_for_big_texts(settings, package):
     settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES = 1000
     assert loaded_cache.wanted(1000) and not loaded_cache.wanted(999)
