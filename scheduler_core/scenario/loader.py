@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import time
 from collections import Counter
 from dataclasses import dataclass, field, fields, replace
 from typing import Callable, Iterator, Optional, Sequence, Union
@@ -410,17 +411,24 @@ def _read_halves(
 ) -> None:
     child = Forked.start(lambda: _second_half(cut, source, limits))
     runs = RunComposer(limits)
+    started = time.monotonic()
     try:
         _read_runs(runs.runs(cut.first), source, collected, limits, errors)
     except BaseException:
         if child is not None:
             child.cancel()
         raise
-    answer = child.answer() if child is not None else None
+    # A half like this one's takes the child about as long (and its pickling a fraction more): one
+    # still at it long after is stuck, and the half is read here.
+    patience = HALF_PATIENCE_FACTOR * (time.monotonic() - started) + HALF_PATIENCE_SECONDS
+    answer = child.answer(patience) if child is not None else None
     numbered_alike = runs.documents == cut.documents_before and not runs.events_used and not runs.composer.stopped
     if answer is not None and numbered_alike and _merged(collected, pickle.loads(answer), limits, errors):
         return
     _read_runs(runs.runs(cut.second), source, collected, limits, errors)  # one process's way, from here
+
+
+HALF_PATIENCE_FACTOR, HALF_PATIENCE_SECONDS = 4.0, 60.0
 
 
 def _second_half(cut: Halves, source: SourceText, limits: Limits) -> Optional[bytes]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any, Callable
 
 import yaml
@@ -64,12 +65,28 @@ class Chunk:
 def documents(text: str) -> list[Chunk]:
     """The stream split at its document starts, each part keeping its separator."""
     chunks, last, separator = [], 0, ""
-    for match in DOCUMENT_START.finditer(text):
+    for match in _document_starts(text):
         chunks.append(Chunk(separator, text[last : match.start()]))
         end = match.end() + (1 if match.end() < len(text) and text[match.end()] == "\n" else 0)
         separator, last = text[match.start() : end], end
     chunks.append(Chunk(separator, text[last:]))
     return [c for c in chunks if c.separator or c.body]
+
+
+def _document_starts(text: str) -> Iterator[re.Match[str]]:
+    """``DOCUMENT_START.finditer(text)``, tried only where a line starts with "---" (found at memory
+    speed): the pattern's own scan visits every line of the text, ~1.6 s on a 286 MB dump."""
+    at = 0 if text.startswith("---") else text.find("\n---") + 1
+    if at == 0 and not text.startswith("---"):
+        return
+    while True:
+        match = DOCUMENT_START.match(text, at)  # "^" holds at ``at``: the text's start or after a line break
+        if match is not None:
+            yield match
+        found = text.find("\n---", at)
+        if found < 0:
+            return
+        at = found + 1
 
 
 def edit_objects(text: str, kind: str, edit: Edit) -> str:

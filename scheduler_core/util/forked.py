@@ -10,7 +10,9 @@ never the only way to one.
 from __future__ import annotations
 
 import os
+import select
 import signal
+import time
 from collections.abc import Callable
 from typing import Optional
 
@@ -42,15 +44,26 @@ class Forked:
         os.close(writing)
         return cls(pid, reading)
 
-    def answer(self) -> Optional[bytes]:
-        """The child's answer once it has ended; None when it gave none (it declined or failed)."""
+    def answer(self, patience: Optional[float] = None) -> Optional[bytes]:
+        """The child's answer once it has ended; None when it gave none (it declined or failed) or,
+        given ``patience`` (seconds), when it has not ended by then: it is killed, and the caller
+        does the work — a child stuck for good (on a lock another thread held at the fork, say)
+        never holds its parent forever."""
+        deadline = None if patience is None else time.monotonic() + patience
         chunks = []
-        try:
-            while chunk := os.read(self.reading, READ_CHUNK):
-                chunks.append(chunk)
-        finally:
-            os.close(self.reading)
-            _, status = os.waitpid(self.pid, 0)
+        while True:
+            if (
+                deadline is not None
+                and not select.select([self.reading], [], [], max(0.0, deadline - time.monotonic()))[0]
+            ):
+                self.cancel()
+                return None
+            chunk = os.read(self.reading, READ_CHUNK)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(self.reading)
+        _, status = os.waitpid(self.pid, 0)
         if not chunks or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
             return None
         return b"".join(chunks)

@@ -21,6 +21,7 @@ and line in the whole text); the new version is saved and its whole check asked 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -114,9 +115,15 @@ def _header(body: str) -> tuple[str, str, str]:
     indent = _FIRST_INDENT.search(block)
     found = {}
     if indent is not None:
-        own = re.compile(rf"^{indent.group(1)}(name|namespace):[ \t]*(\S.*)?$", re.MULTILINE)
-        found = {m.group(1): _scalar(m.group(2) or "") for m in own.finditer(block)}
+        found = {m.group(1): _scalar(m.group(2) or "") for m in _own_keys(indent.group(1)).finditer(block)}
     return _scalar(kind_match.group(1)), found.get("namespace", ""), found.get("name", "")
+
+
+@functools.lru_cache(maxsize=64)
+def _own_keys(indent: str) -> re.Pattern[str]:
+    """metadata's own name and namespace lines, at its first key's indent (one pattern per indent:
+    a dump's 226,000 documents have one or two)."""
+    return re.compile(rf"^{indent}(name|namespace):[ \t]*(\S.*)?$", re.MULTILINE)
 
 
 def _parsed_header(body: str) -> tuple[str, str, str]:

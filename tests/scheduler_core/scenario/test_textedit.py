@@ -4,8 +4,9 @@ controller's node taints)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from scheduler_core.scenario.textedit import KEEP, documents, edit_objects
+from scheduler_core.scenario.textedit import DOCUMENT_START, KEEP, _document_starts, documents, edit_objects
 
 NODE_A = "# the first node\napiVersion: v1\nkind: Node\nmetadata: {name: a}   # keep me\n"
 NODE_B = "apiVersion: v1\nkind: Node\nmetadata: {name: b}\n"
@@ -51,3 +52,22 @@ def test_items_of_a_typed_list_take_their_kind_from_the_list_and_keep_none():
 def test_a_document_that_does_not_parse_is_kept_as_it_is():
     broken = "kind: Node\nmetadata: {name: [\n"
     assert edit_objects(broken + "---\n" + NODE_B, "Node", labelled("b")).startswith(broken + "---\n")
+
+
+def test_document_starts_are_the_patterns_own_matches_found_from_the_lines_starting_with_dashes():
+    shared = Path(__file__).resolve().parents[4] / "shared"
+    texts = [
+        "",
+        "---",
+        "---\n",
+        "a: 1\n",
+        "---\na: 1\n---\nb: 2\n",
+        "a: 1\n---  # comment\nb: 2\n--- {c: 3}\n----\nd: 4\n---x\n---\t\n---\r\ne: 5\n---",
+        "x: |\n  ---\n  inside\n---\n---\n",
+        *(path.read_text() for path in sorted((shared / "conformance" / "public").glob("*.yaml"))[:40]),
+        *(path.read_text() for path in sorted((Path(__file__).resolve().parents[2] / "fixtures" / "dumps").glob("*"))
+          if path.is_file()),
+    ]  # fmt: skip
+    for text in texts:
+        found = [(m.start(), m.end()) for m in _document_starts(text)]
+        assert found == [(m.start(), m.end()) for m in DOCUMENT_START.finditer(text)], text[:200]

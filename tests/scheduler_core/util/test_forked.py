@@ -8,6 +8,15 @@ import os
 from scheduler_core.util.forked import READ_CHUNK, Forked
 
 
+def _gone(pid: int) -> bool:
+    """No process has ``pid`` now (it ended and was waited for)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
 def test_the_childs_answer_comes_back_whole_however_long():
     big = bytes(range(256)) * (3 * READ_CHUNK // 256 + 7)  # more than a pipe holds, in several reads
     child = Forked.start(lambda: big)
@@ -34,9 +43,12 @@ def test_a_cancelled_child_is_killed_and_waited_for():
     child = Forked.start(lambda: (os.read(os.pipe()[0], 1), b"")[1])  # blocks until killed
     assert child is not None
     child.cancel()
-    try:
-        os.kill(child.pid, 0)
-    except ProcessLookupError:
-        pass
-    else:
-        raise AssertionError(f"child {child.pid} still exists")
+    assert _gone(child.pid)
+
+
+def test_a_child_stuck_past_the_patience_given_is_killed_and_answers_nothing():
+    stuck = Forked.start(lambda: (os.read(os.pipe()[0], 1), b"never")[1])  # blocks for good
+    assert stuck is not None and stuck.answer(patience=0.1) is None
+    assert _gone(stuck.pid)
+    prompt = Forked.start(lambda: b"in time")
+    assert prompt is not None and prompt.answer(patience=600) == b"in time"
