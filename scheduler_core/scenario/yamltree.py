@@ -432,9 +432,8 @@ class RunComposer:
             first_line = self.lines_before + 1
             with collector_paused():
                 fast = None
-                if self.json and _JSON_START.match(
-                    run
-                ):  # a run of JSON values, "--- " before each but the text's first
+                # A run of JSON values ("--- " before each but the text's first): the JSON line composer.
+                if self.json and _JSON_START.match(run):
                     fast = compose_json(run, limits, Composer(limits), composer.earlier, first_line)
                 if fast is None:
                     fast = compose_block(run, limits, Composer(limits), composer.earlier, first_line)
@@ -488,6 +487,10 @@ def halves(text: str, limits: Limits) -> Optional[Halves]:
     return Halves(first, text[found.start() :], first.count("\n"), _documents_in(first))
 
 
+# A line with something on it but a comment or a directive.
+_CONTENT_LINE = re.compile(r"^[ \t]*[^\s#%]", re.MULTILINE)
+
+
 def _documents_in(text: str) -> int:
     """The documents of a stream as counted from its lines: one per document line, and one before
     the first of them if anything but blank lines, comments and directives is written there. Counted
@@ -495,8 +498,7 @@ def _documents_in(text: str) -> int:
     stream that ends a document with "..." otherwise — the caller compares this with what the
     composer numbered, and reads one process's way when they differ."""
     first = _DOCUMENT_LINE.search(text)
-    head = text if first is None else text[: first.start()]
-    implicit = any(line.strip() and line.lstrip()[:1] not in ("#", "%") for line in head.split("\n"))
+    implicit = _CONTENT_LINE.search(text, 0, len(text) if first is None else first.start()) is not None
     lines = sum(text.count("\n---" + end) for end in (" ", "\t", "\r", "\n")) + text.endswith("\n---")
     return lines + (first is not None and first.start() == 0) + implicit
 
