@@ -11,7 +11,7 @@ events to register) are declared protocols too: framework/capabilities.py, signe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Optional, Protocol, runtime_checkable
+from typing import ClassVar, Optional, Protocol, Sequence, runtime_checkable
 
 from scheduler_core.framework.cluster_events import ClusterEventWithHint
 from scheduler_core.framework.cycle_state import CycleState
@@ -216,6 +216,10 @@ class PluginsRunner(Protocol):
 
     def run_pre_filter_remove_pod(
         self, state: CycleState, pod: Pod, removed: PodInfo, node_info: NodeInfo
+    ) -> MaybeStatus: ...
+
+    def run_pre_filter_remove_pods(
+        self, state: CycleState, pod: Pod, removed: Sequence[PodInfo], node_info: NodeInfo
     ) -> MaybeStatus: ...
 
     def run_filter_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus: ...

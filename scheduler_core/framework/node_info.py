@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 from dataclasses import dataclass
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Sequence
 
 from scheduler_core.framework.storage import claim_key
 from scheduler_core.model.labels import Matcher, compile_selector, merge_match_label_keys
@@ -58,6 +58,12 @@ def resolve_term(pod: Pod, term: PodAffinityTerm) -> AffinityTerm:
     )
 
 
+def claim_keys(pod: Pod) -> tuple[str, ...]:
+    """The "namespace/claim" of each of the pod's persistentVolumeClaim volumes: what
+    NodeInfo.updatePVCRefCounts counts (not ephemeral volumes)."""
+    return tuple(claim_key(pod.namespace, volume.claim_name) for volume in pod.volumes if volume.is_claim)
+
+
 class PodInfo:
     """A pod with its requests and affinity terms computed once (framework.PodInfo)."""
 
@@ -70,6 +76,7 @@ class PodInfo:
         "preferred_affinity_terms",
         "preferred_anti_affinity_terms",
         "host_ports",
+        "claim_keys",
     )
 
     def __init__(self, pod: Pod) -> None:
@@ -79,6 +86,8 @@ class PodInfo:
         # The (hostIP, protocol, port) a node's used ports count for the pod, read at every add and
         # remove (preemption's dry run removes and puts back pods on thousands of cloned nodes).
         self.host_ports: tuple[tuple[str, str, int], ...] = tuple(host_ports(pod))
+        # Its claims as the node's claim counts key them, read at every add and remove too.
+        self.claim_keys = claim_keys(pod)
         affinity = pod.affinity
         pod_aff = affinity.pod_affinity if affinity else None
         anti = affinity.pod_anti_affinity if affinity else None
@@ -97,6 +106,7 @@ class PodInfo:
         for name in PodInfo.__slots__:
             setattr(other, name, getattr(self, name))
         other.pod = pod
+        other.claim_keys = claim_keys(pod)  # not the spec's containers: pods of one template claim their own
         return other
 
     @property
@@ -140,7 +150,7 @@ class PodInfoCache:
 
 
 def pod_info_fingerprint(pod: Pod) -> tuple[object, ...]:
-    """What PodInfo is computed from (requests, affinity terms and their namespace and labels)."""
+    """What PodInfo is computed from (requests, affinity terms and their namespace and labels, claims)."""
     return (
         pod.namespace,
         pod.containers,
@@ -151,6 +161,7 @@ def pod_info_fingerprint(pod: Pod) -> tuple[object, ...]:
         pod.resize_infeasible,
         pod.affinity,
         tuple(pod.labels.items()),
+        pod.volumes,
     )
 
 
@@ -224,6 +235,37 @@ class NodeInfo:
         self._account(info, -1)
         return info
 
+    def remove_pods(self, infos: Sequence[PodInfo]) -> None:
+        """``remove_pod`` of each of these entries of the node's own, at once: the same pods and
+        affinity lists (in their order), sums, ports, claim counts and generation as removing them
+        one by one. Preemption's dry run takes every lower-priority pod off a cloned node; one by
+        one, each removal looked for its entry and through the affinity lists (quadratic in the
+        node's pods: at 30 pods a node and 5,000 nodes, most of a preempting attempt)."""
+        gone = {id(info) for info in infos}
+        kept = [info for info in self.pods if id(info) not in gone]
+        if len(kept) + len(gone) != len(self.pods) or len(gone) != len(infos):
+            missing = next(info for info in infos if info not in self.pods)
+            raise KeyError(f"pod {missing.pod.key} is not on node {self.name}")
+        self.pods = kept
+        if self.pods_with_affinity:
+            self.pods_with_affinity = [info for info in self.pods_with_affinity if id(info) not in gone]
+        if self.pods_with_required_anti_affinity:
+            self.pods_with_required_anti_affinity = [
+                info for info in self.pods_with_required_anti_affinity if id(info) not in gone
+            ]
+        # _account(info, -1) for each, its loop inline (a call per pod was a third of the removal).
+        requested, non_zero = self.requested, self.non_zero_requested
+        for info in infos:
+            for name, amount in info.requests.items():
+                requested[name] = requested.get(name, 0) - amount
+            non_zero[CPU] -= info.non_zero_requests.get(CPU, 0)
+            non_zero[MEMORY] -= info.non_zero_requests.get(MEMORY, 0)
+            for port in info.host_ports:
+                self.used_ports.pop(port, None)
+            if info.claim_keys:
+                self._count_claims(info.claim_keys, -1)
+        self.generation += len(infos)
+
     def _index_of(self, pod: Pod) -> int:
         """The position of the pod's entry: the very object first (preemption's dry run takes off
         the node's own entries, a victim at a time), else the entry of the same key."""
@@ -249,15 +291,13 @@ class NodeInfo:
                 self.used_ports[port] = 1
             else:
                 self.used_ports.pop(port, None)
-        self._count_claims(info.pod, sign)
+        if info.claim_keys:
+            self._count_claims(info.claim_keys, sign)
         self.generation += 1
 
-    def _count_claims(self, pod: Pod, sign: int) -> None:
+    def _count_claims(self, keys: tuple[str, ...], sign: int) -> None:
         """NodeInfo.updatePVCRefCounts: only persistentVolumeClaim volumes (not ephemeral ones)."""
-        for volume in pod.volumes:
-            if not volume.is_claim:
-                continue
-            key = claim_key(pod.namespace, volume.claim_name)
+        for key in keys:
             count = self.pvc_ref_counts.get(key, 0) + sign
             if count > 0:
                 self.pvc_ref_counts[key] = count

@@ -194,6 +194,21 @@ class Framework:
     ) -> MaybeStatus:
         return self._run_extensions(state, pod, removed, node_info, adding=False)
 
+    def run_pre_filter_remove_pods(
+        self, state: CycleState, pod: Pod, removed: Sequence[PodInfo], node_info: NodeInfo
+    ) -> MaybeStatus:
+        """``run_pre_filter_remove_pod`` for each of ``removed`` in turn, until one fails: the
+        extensions looked up once for all of them (preemption's dry run removes every
+        lower-priority pod of thousands of nodes)."""
+        skipped = state.skip_filter_plugins
+        extensions = [(name, plugin) for name, plugin in self._pre_filter_extensions if name not in skipped]
+        for other in removed:
+            for name, plugin in extensions:
+                status = plugin.remove_pod(state, pod, other, node_info)
+                if is_failure(status):
+                    return Status.error(f'running remove_pod on PreFilter plugin "{name}": {status.message}')
+        return None
+
     def _run_extensions(
         self, state: CycleState, pod: Pod, other: PodInfo, node_info: NodeInfo, adding: bool
     ) -> MaybeStatus:

@@ -201,6 +201,9 @@ class InsufficientResource:
 @dataclass(frozen=True, slots=True)
 class _PreFilterState:
     requests: ResourceList  # cpu, memory, ephemeral-storage and scalar resources only
+    # checked_requests of them, worked out once per cycle: Filter compares them on every node, and
+    # preemption's dry run on every potential node again (never changed: callers get copies).
+    checked: tuple[tuple[str, int], ...]
 
     def clone(self) -> "_PreFilterState":
         return self
@@ -273,7 +276,7 @@ def fits_request(
 
 
 def shortfalls_of(
-    checked: list[tuple[str, int]], allocatable: ResourceList, requested: ResourceList, pod_count: int
+    checked: Sequence[tuple[str, int]], allocatable: ResourceList, requested: ResourceList, pod_count: int
 ) -> list[InsufficientResource]:
     """fitsRequest on a node's numbers: ``checked`` as checked_requests gives it, ``requested``
     what the node's ``pod_count`` pods request."""
@@ -434,7 +437,9 @@ class Fit:
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
     ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
-        state.write(_PRE_FILTER, _PreFilterState(compute_pod_request(pod)))
+        requests = compute_pod_request(pod)
+        checked = tuple(checked_requests(requests, self._ignored, self._ignored_groups))
+        state.write(_PRE_FILTER, _PreFilterState(requests, checked))
         return None, None
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -455,9 +460,8 @@ class Fit:
         pre_filter = state.read_optional(_PRE_FILTER)
         if pre_filter is None:
             return Status.error(f"error reading {_PRE_FILTER.name!r} from cycleState: not found")
-        return shortfall_status(
-            fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups), self.unresolvable
-        )
+        shortfalls = shortfalls_of(pre_filter.checked, node_info.allocatable, node_info.requested, len(node_info.pods))
+        return shortfall_status(shortfalls, self.unresolvable)
 
     def checked_requests(self, state: CycleState) -> Optional[list[tuple[str, int]]]:
         """What filter compares on every node for this cycle's pod (checked_requests of its
@@ -465,7 +469,7 @@ class Fit:
         pre_filter = state.read_optional(_PRE_FILTER)
         if pre_filter is None:
             return None
-        return checked_requests(pre_filter.requests, self._ignored, self._ignored_groups)
+        return list(pre_filter.checked)
 
     def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[ResourceFact, ...]:
         """Every shortfall filter found, with the amounts fitsRequest compared (explanations only)."""

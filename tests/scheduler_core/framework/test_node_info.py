@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace as replace_fields
 
 from scheduler_core.framework.node_info import PodInfo, PodInfoCache
@@ -45,6 +46,7 @@ def _pod_info_fields(info) -> tuple:
         info.preferred_affinity_terms,
         info.preferred_anti_affinity_terms,
         info.host_ports,
+        info.claim_keys,
     )
 
 
@@ -110,3 +112,96 @@ def test_host_ports_are_those_of_the_sidecars_and_containers():
         init_containers=(init, sidecar),
     )
     assert PodInfo(pod).host_ports == (("0.0.0.0", "TCP", 15090), ("0.0.0.0", "UDP", 53))
+
+
+def _node_state(info) -> tuple:
+    """Everything a NodeInfo holds, entries by identity, maps with their key order."""
+    return (
+        [id(p) for p in info.pods],
+        [id(p) for p in info.pods_with_affinity],
+        [id(p) for p in info.pods_with_required_anti_affinity],
+        list(info.requested.items()),
+        list(info.non_zero_requested.items()),
+        list(info.used_ports.items()),
+        list(info.pvc_ref_counts.items()),
+        info.generation,
+    )
+
+
+def test_removing_many_pods_at_once_leaves_what_removing_them_one_by_one_leaves():
+    # Preemption's dry run takes every lower-priority pod off a cloned node at once (remove_pods):
+    # pods, affinity lists in their order, sums, ports, claim counts and generation must be those
+    # of remove_pod called for each in turn, whatever the mix of pods and the subset removed.
+    from scheduler_core.framework.node_info import NodeInfo
+    from scheduler_core.model import ContainerPort
+    from scheduler_core.model.volumes import Volume
+
+    rng = random.Random(7)
+    for _ in range(200):
+        pods = []
+        for i in range(rng.randint(1, 14)):
+            ports = (ContainerPort(8000 + i, rng.choice([80, 443])),) if rng.random() < 0.3 else ()
+            claims = tuple(
+                Volume(f"v{k}", "persistentVolumeClaim", claim_name=f"data-{rng.randint(0, 3)}")
+                for k in range(rng.randint(0, 2))
+            ) + ((Volume("scratch", "emptyDir"),) if rng.random() < 0.5 else ())
+            affinity = _anti_affinity("a") if rng.random() < 0.3 else None
+            container = Container(
+                "c", requests={"cpu": rng.randint(0, 500), "memory": rng.randint(0, 1 << 30)}, ports=ports
+            )
+            pods.append(
+                make_pod(
+                    f"p{i}", node="n1", labels={"app": "a"}, containers=(container,), volumes=claims, affinity=affinity
+                )
+            )
+        infos = [PodInfo(pod) for pod in pods]
+        at_once, one_by_one = NodeInfo(make_node("n1")), NodeInfo(make_node("n1"))
+        for info in infos:
+            at_once.add_pod(info)
+            one_by_one.add_pod(info)
+        gone = [info for info in infos if rng.random() < 0.6]
+        at_once.remove_pods(gone)
+        for info in gone:
+            one_by_one.remove_pod(info.pod)
+        assert _node_state(at_once) == _node_state(one_by_one)
+
+
+def test_removing_at_once_a_pod_the_node_does_not_hold_names_it():
+    from scheduler_core.framework.node_info import NodeInfo
+
+    node = NodeInfo(make_node("n1"))
+    held = PodInfo(make_pod("held", node="n1"))
+    node.add_pod(held)
+    stranger = PodInfo(make_pod("stranger", node="n1"))
+    try:
+        node.remove_pods([held, stranger])
+    except KeyError as error:
+        assert "default/stranger" in str(error)
+    else:
+        raise AssertionError("a pod the node does not hold was removed")
+
+
+def test_a_pod_info_shared_by_a_template_counts_each_pods_own_claims():
+    # Pods of one StatefulSet share their containers (the snapshot shares their PodInfo's computed
+    # parts, PodInfo.with_pod), but each claims its own volume: the node counts each pod's claim.
+    from scheduler_core.framework.node_info import NodeInfo
+    from scheduler_core.model.volumes import Volume
+
+    containers = (Container("c", requests={"cpu": 100}),)
+    web0 = make_pod(
+        "web-0",
+        node="n1",
+        containers=containers,
+        volumes=(Volume("data", "persistentVolumeClaim", claim_name="data-web-0"),),
+    )
+    web1 = make_pod(
+        "web-1",
+        node="n1",
+        containers=containers,
+        volumes=(Volume("data", "persistentVolumeClaim", claim_name="data-web-1"),),
+    )
+    first = PodInfo(web0)
+    node = NodeInfo(make_node("n1"))
+    node.add_pod(first)
+    node.add_pod(first.with_pod(web1))
+    assert node.pvc_ref_counts == {"default/data-web-0": 1, "default/data-web-1": 1}

@@ -11,7 +11,7 @@ from scheduler_core.framework.interfaces import NodeToStatus, PostFilterResult
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import Profile
 from scheduler_core.framework.runtime import Framework
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import Code, MaybeStatus, Status
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
 
@@ -180,3 +180,46 @@ def test_pre_bind_plugins_that_allow_it_run_side_by_side(parallel, ran):
     results = framework.run_pre_bind(CycleState(), make_pod("p"), "n1", parallel)
     assert calls == ran and [name for name, _ in results] == ran
     assert results[0] == ("VolumeBinding", failing)
+
+
+class _Extended:
+    """A PreFilter plugin whose extensions record each removal; it fails on the pod named ``refuse``."""
+
+    def __init__(self, name: str, told: list[tuple[str, str]], refuse: str = "") -> None:
+        self.name, self.told, self.refuse = name, told, refuse
+
+    def pre_filter(self, state, pod):
+        return None, None
+
+    def pre_filter_extensions(self):
+        return self
+
+    def add_pod(self, state, pod, pod_to_add, node_info):
+        return None
+
+    def remove_pod(self, state, pod, pod_to_remove, node_info):
+        self.told.append((self.name, pod_to_remove.pod.name))
+        return Status(Code.ERROR, ["no state"]) if pod_to_remove.pod.name == self.refuse else None
+
+
+def test_removing_many_pods_tells_every_extension_of_each_pod_in_turn_and_stops_at_a_failure():
+    # run_pre_filter_remove_pods is run_pre_filter_remove_pod for each pod, in order: plugins in
+    # profile order per pod, those the PreFilter skipped left out, the first failure returned as
+    # the framework's error (what RunPreFilterExtensionRemovePod returns) and nothing after it.
+    from scheduler_core.framework.node_info import PodInfo
+
+    told: list[tuple[str, str]] = []
+    plugins = [_Extended("First", told), _Extended("Skipped", told), _Extended("Last", told, refuse="b")]
+    framework = Framework(Profile.of({"preFilter": plugins}, {}, 100), make_snapshot([make_node("n1")]))
+    state = CycleState()
+    state.skip_filter_plugins = {"Skipped"}
+    removed = [PodInfo(make_pod(name)) for name in ("a", "b", "c")]
+    status = framework.run_pre_filter_remove_pods(state, make_pod("p"), removed, None)
+    assert told == [("First", "a"), ("Last", "a"), ("First", "b"), ("Last", "b")]
+    assert status is not None and status.code == Code.ERROR
+    assert status.message == 'running remove_pod on PreFilter plugin "Last": no state'
+    one_by_one: list[MaybeStatus] = []
+    told.clear()
+    for info in removed[:2]:
+        one_by_one.append(framework.run_pre_filter_remove_pod(state, make_pod("p"), info, None))
+    assert told == [("First", "a"), ("Last", "a"), ("First", "b"), ("Last", "b")] and one_by_one[-1] == status

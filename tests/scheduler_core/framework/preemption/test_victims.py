@@ -7,6 +7,7 @@ import random
 from datetime import datetime, timedelta, timezone
 
 from scheduler_core.framework.node_info import PodInfo
+from scheduler_core.framework.status import Status
 from scheduler_core.framework.preemption.victims import (
     Budgets,
     may_preempt,
@@ -16,7 +17,7 @@ from scheduler_core.framework.preemption.victims import (
 )
 from scheduler_core.model import LabelSelector, LabelSelectorRequirement, PodDisruptionBudget
 from scheduler_core.model.labels import compile_selector
-from tests.scheduler_core.builders import make_pod
+from tests.scheduler_core.builders import make_node, make_pod
 
 T0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
@@ -138,3 +139,87 @@ def test_budgets_looked_up_by_label_answer_as_every_budget_asked_in_order():
         expected = _every_budget_in_order(pods, pdbs)
         assert split_by_pdb_violation(pods, pdbs) == expected
         assert split_by_pdb_violation(pods, Budgets(pdbs)) == expected
+
+
+class _Recording:
+    """A PluginsRunner whose PreFilter extensions record what they are told; the pod fits once the
+    node's requested CPU is at most ``room``; an extension fails on the pod named ``refuse``."""
+
+    def __init__(self, room: int, refuse: str = "") -> None:
+        self.room, self.refuse = room, refuse
+        self.told: list[tuple[str, str, str]] = []
+
+    def _told(self, what: str, info: PodInfo, node_info) -> object:
+        self.told.append((what, info.pod.name, node_info.node.name))
+        return Status.error("refused") if info.pod.name == self.refuse else None
+
+    def run_pre_filter_add_pod(self, state, pod, added, node_info):
+        return self._told("add", added, node_info)
+
+    def run_pre_filter_remove_pod(self, state, pod, removed, node_info):
+        return self._told("remove", removed, node_info)
+
+    def run_pre_filter_remove_pods(self, state, pod, removed, node_info):
+        for info in removed:
+            status = self._told("remove", info, node_info)
+            if status is not None:
+                return status
+        return None
+
+    def run_filter_with_nominated_pods(self, state, pod, node_info):
+        return None if node_info.requested.get("cpu", 0) <= self.room else Status.unschedulable("no room")
+
+
+def _node_with(*pods):
+    from scheduler_core.framework.node_info import NodeInfo
+
+    node = NodeInfo(make_node("n1"))
+    for pod in pods:
+        node.add_pod(PodInfo(pod))
+    return node
+
+
+def _running(name: str, priority: int, cpu: int, started: int):
+    return make_pod(
+        name, node="n1", requests={"cpu": cpu}, priority=priority, start_time=T0 + timedelta(minutes=started)
+    )
+
+
+def test_every_lower_priority_pod_is_taken_off_and_each_extension_told_in_node_order():
+    # The node's pods go at once (NodeInfo.remove_pods) and the PreFilter extensions are told of
+    # the lower-priority pods in the node's order, then of each reprieve, as upstream's loop tells them.
+    from scheduler_core.framework.cycle_state import CycleState
+    from scheduler_core.framework.preemption.victims import select_victims_on_node
+
+    node = _node_with(
+        _running("low-a", 1, 300, 1),
+        _running("high", 100, 200, 2),
+        _running("low-b", 2, 300, 3),
+        _running("low-c", 1, 300, 4),
+    )
+    runner = _Recording(room=500)
+    preemptor = make_pod("p", priority=50, requests={"cpu": 300})
+    victims, status = select_victims_on_node(runner, CycleState(), preemptor, node)
+    assert status is None and victims is not None
+    assert runner.told[:3] == [("remove", "low-a", "n1"), ("remove", "low-b", "n1"), ("remove", "low-c", "n1")]
+    # Reprieved most important first: low-b (priority 2) fits back (200 + 300), the others do not.
+    assert runner.told[3:] == [
+        ("add", "low-b", "n1"),
+        ("add", "low-a", "n1"),
+        ("remove", "low-a", "n1"),
+        ("add", "low-c", "n1"),
+        ("remove", "low-c", "n1"),
+    ]
+    assert [pod.name for pod in victims.pods] == ["low-a", "low-c"]
+    assert [info.pod.name for info in node.pods] == ["high", "low-b"]
+
+
+def test_an_extension_that_fails_on_a_removed_pod_ends_the_node_with_its_status():
+    from scheduler_core.framework.cycle_state import CycleState
+    from scheduler_core.framework.preemption.victims import select_victims_on_node
+
+    node = _node_with(_running("low-a", 1, 300, 1), _running("low-b", 1, 300, 2), _running("low-c", 1, 300, 3))
+    runner = _Recording(room=1000, refuse="low-b")
+    victims, status = select_victims_on_node(runner, CycleState(), make_pod("p", priority=50), node)
+    assert victims is None and status is not None and status.message == "refused"
+    assert runner.told == [("remove", "low-a", "n1"), ("remove", "low-b", "n1")]  # none after the failure
