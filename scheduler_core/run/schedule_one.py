@@ -41,7 +41,7 @@ from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.interfaces import FilterPlugin, NodeToStatus
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.backend.cache.snapshot import Snapshot
-from scheduler_core.framework.node_table import NodeList
+from scheduler_core.framework.node_table import NodeList, gathered_names
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.registry import Registry
@@ -574,7 +574,7 @@ class Cycle:
     def _first_failures(self, passed: FilterPass) -> tuple[dict[str, Status], list[tuple[Status, int]]]:
         """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict;
         and each status object once (in the order the dict first holds it) with its count of nodes."""
-        names = self.snapshot.table.names
+        table = self.snapshot.table
         first: dict[str, Status] = {}
         groups: list[tuple[Status, int]] = []
         undecided = np.ones(len(passed.evaluated), dtype=bool)
@@ -592,7 +592,8 @@ class Cycle:
                 choice = int(used[slot])
                 status_of[choice] = filter_failure_status(plugin, verdict.palette[choice])
                 groups.append((status_of[choice], int(counts[slot])))
-            failing_names = map(names.__getitem__, passed.evaluated[failing].tolist())
+            # Sliced from the table when they are a run of it (every node of the walk failing one plugin).
+            failing_names = gathered_names(table.names, table.names_array, passed.evaluated[failing])
             first.update(zip(failing_names, status_of[choices].tolist()))
         return first, groups
 
