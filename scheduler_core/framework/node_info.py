@@ -253,18 +253,38 @@ class NodeInfo:
             self.pods_with_required_anti_affinity = [
                 info for info in self.pods_with_required_anti_affinity if id(info) not in gone
             ]
-        # _account(info, -1) for each, its loop inline (a call per pod was a third of the removal).
-        requested, non_zero = self.requested, self.non_zero_requested
-        for info in infos:
-            for name, amount in info.requests.items():
-                requested[name] = requested.get(name, 0) - amount
-            non_zero[CPU] -= info.non_zero_requests.get(CPU, 0)
-            non_zero[MEMORY] -= info.non_zero_requests.get(MEMORY, 0)
+        self._subtract_requests(infos, kept)
+        for info in infos:  # the rest of _account(info, -1)
             for port in info.host_ports:
                 self.used_ports.pop(port, None)
             if info.claim_keys:
                 self._count_claims(info.claim_keys, -1)
         self.generation += len(infos)
+
+    def _subtract_requests(self, gone: Sequence[PodInfo], kept: list[PodInfo]) -> None:
+        """The sums less the requests of the pods ``gone``, ``kept`` being the node's pods left.
+        The sums are the node's pods' (every change goes through _account, in integers): when
+        fewer pods stay than leave (a preemptor above most of a node's pods), what stays is summed
+        instead, each resource the sums name kept in its place (at 0 when no pod left asks for it,
+        as subtracting leaves it)."""
+        requested, non_zero = self.requested, self.non_zero_requested
+        if len(kept) < len(gone):
+            left = dict.fromkeys(requested, 0)
+            cpu = memory = 0
+            for info in kept:
+                for name, amount in info.requests.items():
+                    left[name] = left.get(name, 0) + amount
+                cpu += info.non_zero_requests.get(CPU, 0)
+                memory += info.non_zero_requests.get(MEMORY, 0)
+            requested.clear()  # in place: the same dict, in the same key order
+            requested.update(left)
+            non_zero[CPU], non_zero[MEMORY] = cpu, memory
+            return
+        for info in gone:
+            for name, amount in info.requests.items():
+                requested[name] = requested.get(name, 0) - amount
+            non_zero[CPU] -= info.non_zero_requests.get(CPU, 0)
+            non_zero[MEMORY] -= info.non_zero_requests.get(MEMORY, 0)
 
     def _index_of(self, pod: Pod) -> int:
         """The position of the pod's entry: the very object first (preemption's dry run takes off

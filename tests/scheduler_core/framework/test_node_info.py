@@ -130,14 +130,16 @@ def _node_state(info) -> tuple:
 
 def test_removing_many_pods_at_once_leaves_what_removing_them_one_by_one_leaves():
     # Preemption's dry run takes every lower-priority pod off a cloned node at once (remove_pods):
-    # pods, affinity lists in their order, sums, ports, claim counts and generation must be those
-    # of remove_pod called for each in turn, whatever the mix of pods and the subset removed.
+    # pods, affinity lists in their order, sums (with resources no pod left asks for kept at 0, in
+    # their place), ports, claim counts and generation must be those of remove_pod called for each
+    # in turn, whether more pods leave than stay (the sums are then made from those that stay) or not.
     from scheduler_core.framework.node_info import NodeInfo
     from scheduler_core.model import ContainerPort
     from scheduler_core.model.volumes import Volume
 
     rng = random.Random(7)
-    for _ in range(200):
+    branches = set()
+    for _ in range(300):
         pods = []
         for i in range(rng.randint(1, 14)):
             ports = (ContainerPort(8000 + i, rng.choice([80, 443])),) if rng.random() < 0.3 else ()
@@ -146,9 +148,10 @@ def test_removing_many_pods_at_once_leaves_what_removing_them_one_by_one_leaves(
                 for k in range(rng.randint(0, 2))
             ) + ((Volume("scratch", "emptyDir"),) if rng.random() < 0.5 else ())
             affinity = _anti_affinity("a") if rng.random() < 0.3 else None
-            container = Container(
-                "c", requests={"cpu": rng.randint(0, 500), "memory": rng.randint(0, 1 << 30)}, ports=ports
-            )
+            requests = {"cpu": rng.randint(0, 500), "memory": rng.randint(0, 1 << 30)}
+            if rng.random() < 0.3:
+                requests["example.com/gpu"] = rng.randint(1, 2)
+            container = Container("c", requests=requests, ports=ports)
             pods.append(
                 make_pod(
                     f"p{i}", node="n1", labels={"app": "a"}, containers=(container,), volumes=claims, affinity=affinity
@@ -159,11 +162,18 @@ def test_removing_many_pods_at_once_leaves_what_removing_them_one_by_one_leaves(
         for info in infos:
             at_once.add_pod(info)
             one_by_one.add_pod(info)
-        gone = [info for info in infos if rng.random() < 0.6]
+        if len(infos) > 2 and rng.random() < 0.5:  # a pod gone before: its resources stay named, at 0 if alone
+            earlier = infos.pop(rng.randrange(len(infos)))
+            at_once.remove_pod(earlier.pod)
+            one_by_one.remove_pod(earlier.pod)
+        share = rng.random()
+        gone = [info for info in infos if rng.random() < share]
+        branches.add(len(gone) > len(infos) - len(gone))
         at_once.remove_pods(gone)
         for info in gone:
             one_by_one.remove_pod(info.pod)
         assert _node_state(at_once) == _node_state(one_by_one)
+    assert branches == {True, False}
 
 
 def test_removing_at_once_a_pod_the_node_does_not_hold_names_it():
