@@ -181,3 +181,31 @@ def _children() -> list[int]:
 def _alive(pid: int) -> bool:
     """Running or a zombie nobody reaped."""
     return Path(f"/proc/{pid}").exists()
+
+
+def _frames(monkeypatch, events: list[Event], seconds: float, batch: int) -> list[int]:
+    """The events of each frame the reader got (the events themselves checked whole and in order)."""
+    monkeypatch.setattr(process, "FRAME_SECONDS", seconds)
+    monkeypatch.setattr(process, "BATCH_BYTES", batch)
+    received = process._receive
+    counts: list[int] = []
+
+    def counting(*args):
+        kind, body, count = received(*args)
+        if kind == process._EVENTS:
+            counts.append(count)
+        return kind, body, count
+
+    monkeypatch.setattr(process, "_receive", counting)
+    got = [(e.cycle, e.payload.node_name) for e in events_in_child(made(events))]
+    assert got == [(e.cycle, e.payload.node_name) for e in events]
+    return counts
+
+
+def test_frames_close_at_the_first_cycle_then_after_a_while_or_when_full(monkeypatch):
+    # A frame wakes the reader: the first cycle goes at once (the run view's first cycle), then
+    # frames hold whole cycles for FRAME_SECONDS, and never more than BATCH_BYTES.
+    events = [event(CycleEnd(f"n{c}-{i}"), cycle=c) for c in range(20) for i in range(3)]
+    assert _frames(monkeypatch, events, 3600.0, 1 << 30) == [3, 57]  # the first cycle, then all at the end
+    assert _frames(monkeypatch, events, 0.0, 1 << 30) == [3] * 20  # every cycle's end
+    assert _frames(monkeypatch, events, 3600.0, 1) == [1] * 60  # full after every event, inside a cycle too
