@@ -16,6 +16,7 @@ from scheduler_core.scenario.loader import load_scenario
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.util.fastpickle import dump as dump_pickled
 from scheduler_core.util.gcfreeze import frozen_after_first
+from scheduler_core.util.forked import Forked
 from scheduler_core.scenario.sources import is_archive, kind_named_by, upload_to_text
 from scheduler_core.scenario.jsonstream import as_yaml_stream
 from scheduler_core.scenario.goyaml import resolve_plain as resolve_plain_scalar
@@ -119,6 +120,7 @@ __all__ = [
     "CapacityError",
     "collector_paused",
     "dump_pickled",
+    "Forked",
     "frozen_after_first",
     "CycleDetails",
     "CycleEnd",

@@ -15,8 +15,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Optional
 
 from scheduler_core import load_scenario, simulate
 from scheduler_core.model import Scenario
@@ -25,18 +26,30 @@ from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.scenario.limits import Limits
 
 
-def cpu_ms_per_cycle(events: Iterator[Event], cycles: int) -> float:
-    """CPU milliseconds per cycle over the first ``cycles`` cycles, from the first cycle's start."""
+def timed_cycles(
+    events: Iterator[Event], cycles: int, seen: Optional[Callable[[Event], None]] = None
+) -> tuple[int, float]:
+    """The first ``cycles`` cycles of ``events`` from the first cycle's start: how many ended and
+    the CPU seconds they took. ``seen`` is shown every event after that start, up to the last
+    cycle's end (tools/first_attempts.py digests them)."""
     first = next((event for event in events if event.extension_point is ExtensionPoint.CYCLE_START), None)
     if first is None:
-        return 0.0
+        return 0, 0.0
     started, done = time.process_time(), 0
     for event in events:
+        if seen is not None:
+            seen(event)
         if event.extension_point is ExtensionPoint.CYCLE_END:
             done += 1
             if done >= cycles:
                 break
-    return (time.process_time() - started) * 1000 / max(done, 1)
+    return done, time.process_time() - started
+
+
+def cpu_ms_per_cycle(events: Iterator[Event], cycles: int) -> float:
+    """CPU milliseconds per cycle over the first ``cycles`` cycles, from the first cycle's start."""
+    done, seconds = timed_cycles(events, cycles)
+    return seconds * 1000 / max(done, 1)
 
 
 def arguments_and_scenario(description: str, rounds: int) -> tuple[argparse.Namespace, Scenario]:

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from attempt_cost import timed_cycles  # a sibling script (tools/ is on sys.path when run)
 from scheduler_core import load_scenario
 from scheduler_core.encoding.events import CycleEnd, Event, ExtensionPoint
 from scheduler_core.run.loop import run_to_the_end
@@ -40,11 +41,8 @@ class Attempts:
 def first_attempts(events: Iterator[Event], attempts: int) -> Attempts:
     """The first ``attempts`` attempts of ``events``, timed from the first attempt's start."""
     digest = hashlib.sha256()
-    first = next((event for event in events if event.extension_point is ExtensionPoint.CYCLE_START), None)
-    if first is None:
-        return Attempts(0, 0.0, digest.hexdigest()[:16])
-    started, done = time.process_time(), 0
-    for event in events:
+
+    def seen(event: Event) -> None:
         payload = event.payload
         if event.extension_point is ExtensionPoint.POST_FILTER and isinstance(payload, Wire):
             digest.update(json.dumps(payload.to_json(), sort_keys=True, default=str).encode())
@@ -52,10 +50,9 @@ def first_attempts(events: Iterator[Event], attempts: int) -> Attempts:
             digest.update(
                 f"{event.cycle}\0{event.pod}\0{payload.node_name}\0{payload.failed_scheduling_message}\n".encode()
             )
-            done += 1
-            if done >= attempts:
-                break
-    return Attempts(done, time.process_time() - started, digest.hexdigest()[:16])
+
+    done, seconds = timed_cycles(events, attempts, seen)
+    return Attempts(done, seconds, digest.hexdigest()[:16])
 
 
 def main() -> None:

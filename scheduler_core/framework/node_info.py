@@ -254,11 +254,8 @@ class NodeInfo:
                 info for info in self.pods_with_required_anti_affinity if id(info) not in gone
             ]
         self._subtract_requests(infos, kept)
-        for info in infos:  # the rest of _account(info, -1)
-            for port in info.host_ports:
-                self.used_ports.pop(port, None)
-            if info.claim_keys:
-                self._count_claims(info.claim_keys, -1)
+        for info in infos:
+            self._account_uses(info, -1)
         self.generation += len(infos)
 
     def _subtract_requests(self, gone: Sequence[PodInfo], kept: list[PodInfo]) -> None:
@@ -267,24 +264,16 @@ class NodeInfo:
         fewer pods stay than leave (a preemptor above most of a node's pods), what stays is summed
         instead, each resource the sums name kept in its place (at 0 when no pod left asks for it,
         as subtracting leaves it)."""
-        requested, non_zero = self.requested, self.non_zero_requested
         if len(kept) < len(gone):
-            left = dict.fromkeys(requested, 0)
-            cpu = memory = 0
-            for info in kept:
-                for name, amount in info.requests.items():
-                    left[name] = left.get(name, 0) + amount
-                cpu += info.non_zero_requests.get(CPU, 0)
-                memory += info.non_zero_requests.get(MEMORY, 0)
-            requested.clear()  # in place: the same dict, in the same key order
-            requested.update(left)
-            non_zero[CPU], non_zero[MEMORY] = cpu, memory
+            requested = self.requested
+            for name in requested:  # in place: every resource stays named, in its order
+                requested[name] = 0
+            self.non_zero_requested[CPU] = self.non_zero_requested[MEMORY] = 0
+            for info in kept:  # their resources are among those named: they were counted in
+                self._account_requests(info, +1)
             return
         for info in gone:
-            for name, amount in info.requests.items():
-                requested[name] = requested.get(name, 0) - amount
-            non_zero[CPU] -= info.non_zero_requests.get(CPU, 0)
-            non_zero[MEMORY] -= info.non_zero_requests.get(MEMORY, 0)
+            self._account_requests(info, -1)
 
     def _index_of(self, pod: Pod) -> int:
         """The position of the pod's entry: the very object first (preemption's dry run takes off
@@ -299,10 +288,19 @@ class NodeInfo:
         raise KeyError(f"pod {key} is not on node {self.name}")
 
     def _account(self, info: PodInfo, sign: int) -> None:
+        self._account_requests(info, sign)
+        self._account_uses(info, sign)
+        self.generation += 1
+
+    def _account_requests(self, info: PodInfo, sign: int) -> None:
+        requested, non_zero = self.requested, self.non_zero_requested
         for name, amount in info.requests.items():
-            self.requested[name] = self.requested.get(name, 0) + sign * amount
-        self.non_zero_requested[CPU] += sign * info.non_zero_requests.get(CPU, 0)
-        self.non_zero_requested[MEMORY] += sign * info.non_zero_requests.get(MEMORY, 0)
+            requested[name] = requested.get(name, 0) + sign * amount
+        non_zero[CPU] += sign * info.non_zero_requests.get(CPU, 0)
+        non_zero[MEMORY] += sign * info.non_zero_requests.get(MEMORY, 0)
+
+    def _account_uses(self, info: PodInfo, sign: int) -> None:
+        """The pod's host ports and claims."""
         for port in info.host_ports:
             # HostPortInfo is a set, not a count: removing a pod frees its ports even when another
             # pod on the node declares the same one (the release's cache, and so its preemption
@@ -313,7 +311,6 @@ class NodeInfo:
                 self.used_ports.pop(port, None)
         if info.claim_keys:
             self._count_claims(info.claim_keys, sign)
-        self.generation += 1
 
     def _count_claims(self, keys: tuple[str, ...], sign: int) -> None:
         """NodeInfo.updatePVCRefCounts: only persistentVolumeClaim volumes (not ephemeral ones)."""

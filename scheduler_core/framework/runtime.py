@@ -187,12 +187,12 @@ class Framework:
         return outcome
 
     def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, added: PodInfo, node_info: NodeInfo) -> MaybeStatus:
-        return self._run_extensions(state, pod, added, node_info, adding=True)
+        return self._tell_extensions(state, pod, (added,), node_info, adding=True)
 
     def run_pre_filter_remove_pod(
         self, state: CycleState, pod: Pod, removed: PodInfo, node_info: NodeInfo
     ) -> MaybeStatus:
-        return self._run_extensions(state, pod, removed, node_info, adding=False)
+        return self._tell_extensions(state, pod, (removed,), node_info, adding=False)
 
     def run_pre_filter_remove_pods(
         self, state: CycleState, pod: Pod, removed: Sequence[PodInfo], node_info: NodeInfo
@@ -200,29 +200,25 @@ class Framework:
         """``run_pre_filter_remove_pod`` for each of ``removed`` in turn, until one fails: the
         extensions looked up once for all of them (preemption's dry run removes every
         lower-priority pod of thousands of nodes)."""
-        skipped = state.skip_filter_plugins
-        extensions = [(name, plugin) for name, plugin in self._pre_filter_extensions if name not in skipped]
-        for other in removed:
-            for name, plugin in extensions:
-                status = plugin.remove_pod(state, pod, other, node_info)
-                if is_failure(status):
-                    return Status.error(f'running remove_pod on PreFilter plugin "{name}": {status.message}')
-        return None
+        return self._tell_extensions(state, pod, removed, node_info, adding=False)
 
-    def _run_extensions(
-        self, state: CycleState, pod: Pod, other: PodInfo, node_info: NodeInfo, adding: bool
+    def _tell_extensions(
+        self, state: CycleState, pod: Pod, others: Sequence[PodInfo], node_info: NodeInfo, adding: bool
     ) -> MaybeStatus:
+        """Every PreFilter extension not skipped told of each of ``others`` (added or removed) in
+        turn, stopping at the first failure: the one place its error is written."""
         skipped = state.skip_filter_plugins
-        for name, extensions in self._pre_filter_extensions:
-            if name in skipped:
-                continue
-            if adding:
-                status = extensions.add_pod(state, pod, other, node_info)
-            else:
-                status = extensions.remove_pod(state, pod, other, node_info)
-            if is_failure(status):
-                method = "add_pod" if adding else "remove_pod"
-                return Status.error(f'running {method} on PreFilter plugin "{name}": {status.message}')
+        calls = [
+            (name, extensions.add_pod if adding else extensions.remove_pod)
+            for name, extensions in self._pre_filter_extensions
+            if name not in skipped
+        ]
+        for other in others:
+            for name, call in calls:
+                status = call(state, pod, other, node_info)
+                if is_failure(status):
+                    method = "add_pod" if adding else "remove_pod"
+                    return Status.error(f'running {method} on PreFilter plugin "{name}": {status.message}')
         return None
 
     # ------------------------------------------------------------------ Filter

@@ -67,6 +67,7 @@ from scheduler_core.api import (
     load_scenario,
     collector_paused,
     dump_pickled,
+    Forked,
     frozen_after_first,
     YAML_DUMPER,
     YAML_LOADER,
@@ -154,6 +155,7 @@ from webui.services import loaded_cache
 V = TypeVar("V")
 
 __all__ = [
+    "Forked",
     "WhatIfAnswerJSON",
     "ClusterVolume",
     "ScenarioErrorJSON",

@@ -26,11 +26,12 @@ import json
 import os
 import pickle
 import re
-import signal
 from collections.abc import Callable
 from typing import Any
 
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from webui.services.engine import Forked
 
 MAP_TAG = "tag:yaml.org,2002:map"
 SEQ_TAG = "tag:yaml.org,2002:seq"
@@ -184,27 +185,16 @@ class _Walk:
         (from the first item other than the first that starts at or after ``middle``), its text then
         put in place. The child's stream starts at the item before its half, as this one's emitter
         has it there (``_SecondHalf``), so the documents' separators are the emitter's own."""
-        reading, writing = os.pipe()
+        start = self.space(at + 1)
+        child = Forked.start(lambda: _SecondHalf(self).answer(start, middle))
+        if child is None:  # no process to spare now: all of it here
+            return self.items_from(start, None)
         try:
-            pid = os.fork()
-        except OSError:  # no process to spare now: all of it here
-            os.close(reading)
-            os.close(writing)
-            return self.items_from(self.space(at + 1), None)
-        if pid == 0:
-            os.close(reading)
-            _SecondHalf(self, writing).run(self.space(at + 1), middle)  # never returns
-        os.close(writing)
-        try:
-            try:
-                boundary = self.items_from(self.space(at + 1), middle)
-            except BaseException:
-                os.kill(pid, signal.SIGKILL)  # its half is of no use now
-                os.waitpid(pid, 0)
-                raise
-            half = _received(reading, pid)
-        finally:
-            os.close(reading)
+            boundary = self.items_from(start, middle)
+        except BaseException:
+            child.cancel()  # its half is of no use now
+            raise
+        half = _half_from(child.answer())
         if self.text[boundary - 1] == "]":  # the List ended before the middle: no second half
             return boundary
         if half is None:  # the child did not take its half (or failed): written here, whatever it meets
@@ -225,23 +215,15 @@ class _Half:
 
 class _SecondHalf:
     """The child's side of ``items_in_two``: it finds the same boundary the parent stops at, writes
-    from the item before it in a stream of its own, and sends what follows that item's document."""
+    from the item before it in a stream of its own, and answers what follows that item's document."""
 
-    def __init__(self, walk: _Walk, writing: int) -> None:
+    def __init__(self, walk: _Walk) -> None:
         self.walk = walk
-        self.writing = writing
 
-    def run(self, at: int, middle: int) -> None:
-        code = 1
-        try:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the worker's handlers are the parent's
-            half = self.half(at, middle)
-            _send_all(self.writing, pickle.dumps(half, protocol=pickle.HIGHEST_PROTOCOL))
-            code = 0
-        except BaseException:  # noqa: BLE001 - the parent writes the half itself when nothing arrives
-            pass
-        finally:
-            os._exit(code)  # never the parent's exit handlers or its connections
+    def answer(self, at: int, middle: int) -> bytes | None:
+        """The half pickled, None when there is none (``Forked``: the parent then writes it)."""
+        half = self.half(at, middle)
+        return None if half is None else pickle.dumps(half, protocol=pickle.HIGHEST_PROTOCOL)
 
     def half(self, at: int, middle: int) -> _Half | None:
         walk, text = self.walk, self.walk.text
@@ -267,21 +249,11 @@ class _SecondHalf:
         return _Half(writer.stream.getvalue()[cut:], writer.written - 1, walk.last_start, end)
 
 
-def _send_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _received(fd: int, pid: int) -> _Half | None:
-    """The child's half once it has ended, or None when it sent none (no second half, or it failed)."""
-    chunks = []
-    while chunk := os.read(fd, 1 << 20):
-        chunks.append(chunk)
-    _, status = os.waitpid(pid, 0)
-    if not chunks or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+def _half_from(answer: bytes | None) -> _Half | None:
+    """The child's half, or None when it sent none (no second half, or it failed)."""
+    if answer is None:
         return None
-    half = pickle.loads(b"".join(chunks))
+    half = pickle.loads(answer)
     return half if isinstance(half, _Half) else None
 
 

@@ -5,9 +5,9 @@ holds open (database connections, sockets): it only writes its frames and leaves
 Frames (the events of some milliseconds of whole cycles, at most 16 MiB; ``codec``) are written
 into memory both processes share and announced on a pipe; the reader copies a frame out and
 acknowledges it on a second pipe, and the child waits for acknowledgements only when the shared
-memory is full (a frame too big for it goes through the pipe itself). If the engine raises, the exception is raised again here (the
-child's traceback as a note); if the child dies, ``EngineProcessDied`` says how; if the reader stops
-early (the run cancelled), the child is killed.
+memory is full (a frame too big for it goes through the pipe itself). If the engine raises, the
+exception is raised again here (the child's traceback as a note); if the child dies,
+``EngineProcessDied`` says how; if the reader stops early (the run cancelled), the child is killed.
 """
 
 from __future__ import annotations
@@ -30,12 +30,13 @@ from scheduler_core.encoding.pipe.codec import Receiver, Sender
 from scheduler_core.encoding.events import Event
 
 # A frame closes at the first cycle's end, then at a cycle's end once FRAME_SECONDS have passed
-# since the last one closed or it holds half of BATCH_BYTES, and within a cycle at BATCH_BYTES. Each frame is a pipe write that
-# wakes the reader and an acknowledgement back: one per 5,000-node attempt (~0.5 MB, ~1 ms) cost
-# the engine's process a tenth of its time in those writes alone; ten milliseconds of attempts a
-# frame leave the reader as busy (it still gets whole cycles, the first one at once). The engine
-# against the engine alone, its events only read back (spread_5000, 1,000 attempts): a frame a
-# cycle 0.73; 4 MiB / 5 ms 0.77; 16 MiB / 10 ms 0.78; 16 MiB / 20 ms 0.78.
+# since the last one closed or it holds half of BATCH_BYTES, and within a cycle at BATCH_BYTES.
+# Each frame is a pipe write that wakes the reader and an acknowledgement back: one per
+# 5,000-node attempt (~0.5 MB, ~1 ms) cost the engine's process a tenth of its time in those
+# writes alone; ten milliseconds of attempts a frame leave the reader as busy (it still gets whole
+# cycles, the first one at once). The engine against the engine alone, its events only read back
+# (spread_5000, 1,000 attempts): a frame a cycle 0.73; 4 MiB / 5 ms 0.77; 16 MiB / 10 ms 0.78;
+# 16 MiB / 20 ms 0.78.
 BATCH_BYTES = 16 << 20
 FRAME_SECONDS = 0.01
 # The shared memory frames are written into: ~100 attempts of 5,000 nodes (~0.6 MB each), so the
