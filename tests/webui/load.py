@@ -61,13 +61,7 @@ class Recorder:
 
     @property
     def errors(self) -> list[Sample]:
-        return [s for s in self.samples if not 200 <= s.status < 300 and not asked_again(s)]
-
-
-def asked_again(sample: Sample) -> bool:
-    """A run's events asked for before its worker kept the run's names (the run still queued
-    among thirty): the API's 409 ``names_not_ready`` says "ask again", and the run view asks again."""
-    return sample.status == 409 and "'code': 'names_not_ready'" in sample.detail
+        return [s for s in self.samples if not 200 <= s.status < 300]
 
 
 @dataclass

@@ -36,6 +36,10 @@ def stored_names_gz(run: Run) -> bytes:
     (queued, or its worker still reading the scenario): NamesNotReady, rather than this process
     reading the whole scenario for them as the worker does (seconds and gigabytes on a 5,000-node
     dump). A finished run stored before they were kept gets them from its version."""
+    if run.names_gz is None:
+        # Read again: the run may have started since this request read it (its worker keeps the
+        # names before its first segment, which this request may already have found).
+        run.refresh_from_db(fields=["names_gz", "status"])
     if run.names_gz is None and not run.is_finished:
         raise NamesNotReady(_not_ready_message(run))
     if run.names_gz is None:

@@ -82,3 +82,18 @@ def test_a_stream_page_ends_where_a_stored_cycle_ends(run: Run):
     segment_ends = set(RunSegment.objects.filter(run=run).values_list("end_seq", flat=True))
     assert page[0]["seq"] == 2 and page[-1]["seq"] + 1 in segment_ends
     assert page == [e for e in expected if e["seq"] >= 2][: len(page)] and len(page) > 5
+
+
+def test_a_run_read_while_queued_gets_the_names_its_worker_kept_since():
+    # A request reads the run, its worker then starts it (names, then segments), and the request
+    # finds those segments: it is answered with the names, not told to ask again.
+    scenario = Scenario.objects.create(name="s", owner_session_key="k")
+    version = ScenarioVersion.objects.create(scenario=scenario, number=1, text=support.scenario_text(4, 3))
+    queued = Run.objects.create(version=version, cycles=3, owner_session_key="k")
+    read_early = Run.objects.get(pk=queued.pk)
+    with pytest.raises(segments.NamesNotReady, match="has not started yet"):
+        segments.stored_names_gz(read_early)
+    execute_run.apply(args=[queued.pk])
+    assert read_early.names_gz is None
+    names = json.loads(gzip.decompress(segments.stored_names_gz(read_early)))
+    assert [node["name"] for node in names["nodes"]] == [node.name for node in engine.load(version.text).nodes]
