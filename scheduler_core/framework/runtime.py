@@ -35,7 +35,7 @@ from scheduler_core.framework.node_info import NodeInfo, PodInfo, PodInfoCache
 from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
 from scheduler_core.framework.options import FrameworkOptions, NominatedPods
 from scheduler_core.framework.profile import Profile
-from scheduler_core.framework.signers import Signature, SignPlugin, Unsignable, sign_pod
+from scheduler_core.framework.signers import RefusingSigner, Signature, SignPlugin, Unsignable, sign_pod
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_failure, is_success
 from scheduler_core.model import Pod
 
@@ -128,6 +128,7 @@ class Framework:
         self._nominated_nodes_asked: Optional[tuple[int, object]] = None
         self._nominated_nodes: set[str] = set()
         self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
+        self.signing_refusers = [plugin for plugin in self.signing_plugins if isinstance(plugin, RefusingSigner)]
         # The PreFilter plugins with extensions, in order, each with them (PreFilterExtensions() is
         # the plugin's constant): preemption's dry run runs them for every pod it takes off a node.
         self._pre_filter_extensions: list[tuple[str, PreFilterExtensions]] = [
@@ -324,7 +325,7 @@ class Framework:
         """SignPod; None when the profile cannot sign any pod (a plugin there has no signer)."""
         if not self.signatures_enabled:
             return None
-        return sign_pod(pod, self.signing_plugins)
+        return sign_pod(pod, self.signing_plugins, self.signing_refusers)
 
     def rejects_on(self, state: CycleState, pod: Pod, node: str) -> bool:
         """RunFilterPlugins on one node (nominated pods not added) and IsRejected of the result."""

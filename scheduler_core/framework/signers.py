@@ -113,9 +113,25 @@ def labels(pod: Pod) -> SignedPart:
     return tuple(sorted(pod.labels.items()))
 
 
-def sign_pod(pod: Pod, plugins: Sequence[SignPlugin]) -> Union[Signature, Unsignable]:
+@runtime_checkable
+class RefusingSigner(Protocol):
+    """A SignPlugin that may refuse a pod: it can say so before any fragment is built."""
+
+    def refuses_to_sign(self, pod: Pod) -> Optional[Unsignable]: ...
+
+
+def sign_pod(
+    pod: Pod, plugins: Sequence[SignPlugin], refusers: Sequence[RefusingSigner] = ()
+) -> Union[Signature, Unsignable]:
     """SignPod: the schedulerName and every signing plugin's fragments (a later fragment with the
-    same key replaces an earlier one, as in the release's map); the first refusal wins."""
+    same key replaces an earlier one, as in the release's map); the first refusal wins.
+    ``refusers``: those of ``plugins`` that may refuse, in their order, asked first — the same
+    first refusal, without building the others' fragments for a pod that gets none (with the
+    system's default spread constraints, every pod)."""
+    for refuser in refusers:
+        refusal = refuser.refuses_to_sign(pod)
+        if refusal is not None:
+            return refusal
     fragments: dict[str, Hashable] = {SCHEDULER_NAME: pod.scheduler_name}
     for plugin in plugins:
         result = plugin.sign_pod(pod)

@@ -185,9 +185,12 @@ class DynamicResources:
     # ------------------------------------------------------------------ signature and events
 
     def sign_pod(self, pod: Pod) -> signers.SignResult:
+        return self.refuses_to_sign(pod) or []
+
+    def refuses_to_sign(self, pod: Pod) -> Optional[signers.Unsignable]:
         if pod.resource_claims:
             return signers.Unsignable(self.name, "pods with dra resource claims are not signable")
-        return []
+        return None
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """EventsToRegister with SchedulerQueueingHints on (GA)."""

@@ -38,12 +38,18 @@ class InterPodAffinity:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         """A pod with pod (anti-)affinity is never batched; otherwise its labels matter (existing
         pods' terms may select it) unless only pods with terms of their own are considered."""
-        affinity = pod.affinity
-        if affinity is not None and (affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None):
-            return signers.Unsignable(self.name, "pods with InterPodAffinity are not signable")
+        refusal = self.refuses_to_sign(pod)
+        if refusal is not None:
+            return refusal
         if self.args.ignore_preferred_terms_of_existing_pods:
             return []
         return [(signers.LABELS, signers.labels(pod))]
+
+    def refuses_to_sign(self, pod: Pod) -> Optional[signers.Unsignable]:
+        affinity = pod.affinity
+        if affinity is not None and (affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None):
+            return signers.Unsignable(self.name, "pods with InterPodAffinity are not signable")
+        return None
 
     def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
         self.args = args

@@ -72,11 +72,14 @@ class PodTopologySpread:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         """Spreading depends on where earlier pods went: a pod with constraints, or any pod while
         default constraints exist (the system ones unless ``defaultingType: List``), is not signable."""
+        return self.refuses_to_sign(pod) or []
+
+    def refuses_to_sign(self, pod: Pod) -> Optional[signers.Unsignable]:
         if pod.topology_spread_constraints:
             return signers.Unsignable(self.name, "pods with topology constraints are not signable")
         if self._default_constraints:
             return signers.Unsignable(self.name, "pods with default topology constraints are not signable")
-        return []
+        return None
 
     def __init__(self, args: PodTopologySpreadArgs, handle: Handle) -> None:
         self._handle = handle

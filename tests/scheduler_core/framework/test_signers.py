@@ -145,3 +145,27 @@ def test_pods_with_pod_affinity_or_spread_constraints_are_not_signable():
     assert framework.sign_pod(affine).plugin == "InterPodAffinity"
     spread = make_pod("b", topology_spread_constraints=(TopologySpreadConstraint(1, "zone", "DoNotSchedule"),))
     assert framework.sign_pod(spread).plugin == "PodTopologySpread"
+
+
+def test_the_plugins_that_may_refuse_are_asked_first_with_the_same_answers(monkeypatch):
+    # Only the refusal and the signature are the answer: asking the refusers first gives the same
+    # ones (the first refusal in plugin order) and builds no fragment for a pod that gets none.
+    framework = _framework(list_defaulting("false"))
+    refusers = ["PodTopologySpread", "InterPodAffinity", "DynamicResources"]
+    assert [plugin.name for plugin in framework.signing_refusers] == refusers
+    term = PodAffinityTerm(None, "zone")
+    both = make_pod(
+        "both",
+        affinity=Affinity(pod_anti_affinity=PodAffinity(required=(term,))),
+        topology_spread_constraints=(TopologySpreadConstraint(1, "zone", "DoNotSchedule"),),
+    )
+    pods = [both, make_pod("plain", labels={"app": "web"}, requests={"cpu": 500}), make_pod("b", labels={"a": "b"})]
+    for pod in pods:
+        assert framework.sign_pod(pod) == signers.sign_pod(pod, framework.signing_plugins)
+    built: list[str] = []
+    for plugin in framework.signing_plugins:
+        if plugin.name not in refusers:
+            monkeypatch.setattr(type(plugin), "sign_pod", lambda self, pod: built.append(self.name) or [])
+    refused = framework.sign_pod(both)
+    assert isinstance(refused, signers.Unsignable) and refused.plugin == "PodTopologySpread" and built == []
+    assert isinstance(framework.sign_pod(pods[1]), tuple) and len(built) == len(framework.signing_plugins) - 3
