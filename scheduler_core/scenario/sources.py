@@ -98,7 +98,7 @@ def load_paths(
 ) -> Scenario:
     """The scenario in ``paths`` (files, directories, archives; '-' is standard input);
     ``second_process``: load_sources'."""
-    return _load(read_sources(paths, limits), limits, release, second_process)
+    return _load(read_sources(paths, limits), limits, release, second_process, let_go=True)
 
 
 def load_upload(
@@ -138,13 +138,18 @@ def read_upload(files: Sequence[tuple[str, bytes]], limits: Optional[Limits] = N
 
 
 def _load(
-    found: SourceSet, limits: Optional[Limits], release: ReleaseRequest = ReleaseRequest(), second_process: bool = False
+    found: SourceSet,
+    limits: Optional[Limits],
+    release: ReleaseRequest = ReleaseRequest(),
+    second_process: bool = False,
+    let_go: bool = False,
 ) -> Scenario:
+    """``let_go``: ``found`` is this load's own (load_paths read it): each file's bytes go once decoded."""
     if not found.sources:
         raise _invalid(
             "no YAML or JSON file found" + (f" (not read: {', '.join(found.unread[:5])})" if found.unread else "")
         )
-    scenario = load_sources(found.sources, limits=limits, release=release, second_process=second_process)
+    scenario = load_sources(found.sources, limits=limits, release=release, second_process=second_process, let_go=let_go)
     scenario.notices.extend(found.notices())
     return scenario
 

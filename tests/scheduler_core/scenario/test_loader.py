@@ -1482,3 +1482,20 @@ def test_every_field_a_read_collects_is_added_to_the_first_halfs_one_way_or_anot
         loader._CONCATENATED + loader._UPDATED + loader._NOT_SENT + loader._MERGED_APART + loader._EMPTY_IN_A_HALF_TAKEN
     )
     assert sorted(handled) == sorted(f.name for f in dataclasses.fields(loader._Collected))
+
+
+def test_sources_given_up_are_emptied_as_they_are_read_and_read_the_same():
+    # load_paths gives its own list of files (let_go): each file's bytes go once decoded, the scenario
+    # the same as a read that keeps them; a list not given up is left as it was.
+    from scheduler_core.scenario.loader import SourceText, load_sources
+
+    def sources() -> list[SourceText]:
+        return [SourceText("a.yaml", stream(NODE).encode()), SourceText("b.yaml", pod(CONTAINER, "a"))]
+
+    kept, given = sources(), sources()
+    read_kept, read_given = load_sources(kept), load_sources(given, let_go=True)
+    assert kept == sources() and [source.text for source in given] == ["", ""]
+    assert [source.name for source in given] == ["a.yaml", "b.yaml"]
+    assert [n.name for n in read_given.nodes] == [n.name for n in read_kept.nodes] == ["n1"]
+    assert [p.key for p in read_given.pods] == [p.key for p in read_kept.pods]
+    assert [n.to_json() for n in read_given.notices] == [n.to_json() for n in read_kept.notices]
