@@ -280,6 +280,11 @@ class NodeTable(Generic[InfoT]):
     def infos_at(self, positions: np.ndarray) -> PositionedInfos[InfoT]:
         return PositionedInfos(self.infos_array[positions].tolist(), positions, self.node_infos)
 
+    @property
+    def tree_rank(self) -> np.ndarray:
+        """Each position's place in ``tree_order`` (its inverse)."""
+        return self._tree_rank
+
     def in_tree_order(self, positions: np.ndarray) -> np.ndarray:
         """These positions as the snapshot lists them (backend/cache/node_tree.py, upstream backend/cache/node_tree.go)."""
         return positions[np.argsort(self._tree_rank[positions], kind="stable")]

@@ -363,14 +363,19 @@ class Cycle:
         return None
 
     def _with_nominated_pods(
-        self, positions: np.ndarray, verdicts: list[tuple[str, FilterVerdicts]], num_to_find: Optional[int] = None
+        self,
+        positions: np.ndarray,
+        verdicts: list[tuple[str, FilterVerdicts]],
+        num_to_find: Optional[int] = None,
+        slots_in_positions: Optional[Callable[[np.ndarray], np.ndarray]] = None,
     ) -> list[tuple[str, FilterVerdicts]]:
         """RunFilterPluginsWithNominatedPods' first pass: on a node where nominated pods of equal
         or higher priority wait, the pod is filtered with them added; where that fails, the node
         takes that pass's verdicts (every plugin, for the picture). Elsewhere, and where it
         passes, the verdicts are those without them (the second pass). With ``num_to_find`` (the
         walk stops after that many feasible nodes) the numeric pass may leave out the nodes the
-        walk cannot reach."""
+        walk cannot reach. ``slots_in_positions``: where table positions stand in ``positions``
+        (-1: absent), when the caller knows it without a search (``_slots_of``)."""
         table = self.snapshot.table
         infos = table.node_infos
         nominated_nodes = self._nominated_nodes()
@@ -378,7 +383,7 @@ class Cycle:
             return verdicts  # no node has a nominated pod: the first pass is the second
         checked = numeric_fit_applies(self.fw, self.state)
         if checked is not None:
-            return self._nominated_pass_on_numbers(positions, verdicts, checked, num_to_find)
+            return self._nominated_pass_on_numbers(positions, verdicts, checked, num_to_find, slots_in_positions)
         # Only the slots of nodes with nominated pods, in the order ``positions`` lists them.
         nominated_positions = [table.index[name] for name in nominated_nodes if name in table.index]
         slots = np.flatnonzero(np.isin(positions, np.asarray(nominated_positions, dtype=np.int64))).tolist()
@@ -395,6 +400,7 @@ class Cycle:
         verdicts: list[tuple[str, FilterVerdicts]],
         checked: Checked,
         num_to_find: Optional[int],
+        slots_in_positions: Optional[Callable[[np.ndarray], np.ndarray]] = None,
     ) -> list[tuple[str, FilterVerdicts]]:
         """The nominated pass when only NodeResourcesFit reads the node's pods
         (plugins/node_resources/numeric.py): the other plugins' answers are those already given,
@@ -406,7 +412,10 @@ class Cycle:
         adding = self.fw.nominated_additions(self.pod, table.index)
         if not adding:
             return verdicts  # no pod to add anywhere: the first pass is the second
-        slots = _slots_of(positions, self.fw.nominated_addition_positions(self.pod, table.index), table.size)
+        wanted = self.fw.nominated_addition_positions(self.pod, table.index)
+        slots = (
+            slots_in_positions(wanted) if slots_in_positions is not None else _slots_of(positions, wanted, table.size)
+        )
         reach = (
             len(positions) if num_to_find is None else _reach(verdicts, len(positions), slots[slots >= 0], num_to_find)
         )
@@ -478,7 +487,11 @@ class Cycle:
             verdicts = self._walked_verdicts(plugins, rotated, num_to_find)
         else:
             verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated)) for p in plugins]
-            verdicts = self._with_nominated_pods(rotated, verdicts, num_to_find)
+            # Every node walked: the tree order rotated, whose slots the table's inverse of it gives.
+            walk_slots = (
+                functools.partial(_rotated_slots, table.tree_rank, start % total, total) if allowed is None else None
+            )
+            verdicts = self._with_nominated_pods(rotated, verdicts, num_to_find, walk_slots)
         fits = _fits(verdicts, total)
         # checkNode cancels the walk only when it finds one feasible node more than it needs (and
         # drops that one): the nodes failing before it are still evaluated and counted.
@@ -834,6 +847,13 @@ def _slots_of(positions: np.ndarray, wanted: np.ndarray, size: int) -> np.ndarra
     slot_of[positions] = np.arange(len(positions), dtype=np.int64)
     found_slots: np.ndarray = slot_of[wanted]
     return found_slots
+
+
+def _rotated_slots(rank: np.ndarray, first: int, total: int, wanted: np.ndarray) -> np.ndarray:
+    """``_slots_of(_rotated(order, first), wanted, len(order))`` for a walk of every node, ``rank``
+    being the inverse of ``order``: no inverse of the rotation made per attempt."""
+    slots: np.ndarray = (rank[wanted] - first) % total
+    return slots
 
 
 def _rotated(candidates: np.ndarray, first: int) -> np.ndarray:

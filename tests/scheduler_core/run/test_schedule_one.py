@@ -14,6 +14,8 @@ from scheduler_core.framework.status import Code, Status, is_failure
 from scheduler_core.run.schedule_one import (
     Scheduler,
     _rotated,
+    _rotated_slots,
+    _slots_of,
     _with_nominated_fit,
     _with_verdicts,
     num_feasible_nodes_to_find,
@@ -58,6 +60,21 @@ def test_the_walk_starts_where_np_roll_would_put_it(size):
         rotated = _rotated(candidates, first)
         assert rotated.tolist() == np.roll(candidates, -first).tolist()
         assert not np.shares_memory(rotated, candidates)  # a new array, as np.roll's
+
+
+def test_a_whole_walk_finds_its_nodes_slots_from_the_tree_orders_inverse():
+    # The nominated pass looks up where the nodes with nominated pods stand in the walk: for a walk
+    # of every node (the tree order, rotated) the table's inverse of that order gives it at once.
+    rng = np.random.default_rng(7)
+    for size in (1, 2, 5, 40):
+        order = rng.permutation(size).astype(np.int64)
+        rank = np.empty(size, dtype=np.int64)
+        rank[order] = np.arange(size, dtype=np.int64)
+        for first in range(size):
+            for count in (0, 1, 3, size):
+                wanted = rng.choice(size, size=min(count, size), replace=False).astype(np.int64)
+                expected = _slots_of(_rotated(order, first), wanted, size)
+                assert _rotated_slots(rank, first, size, wanted).tolist() == expected.tolist()
 
 
 def _random_verdicts(rng: np.random.Generator, count: int, palette: list[Status]) -> FilterVerdicts:
