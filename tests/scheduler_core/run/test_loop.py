@@ -6,7 +6,8 @@ import pytest
 
 from scheduler_core import load_scenario
 from scheduler_core.encoding.events import ClusterChanged, ClusterChangeKind, ExtensionPoint
-from scheduler_core.run.loop import run_to_the_end
+from scheduler_core.backend.queue import QueueName
+from scheduler_core.run.loop import ClusterRun, run_to_the_end
 from scheduler_core.encoding.timeline import timeline_summary
 from tests.scheduler_core.builders import (
     fill_one_node_each,
@@ -520,3 +521,18 @@ def test_before_v1_35_a_pod_like_the_last_one_gets_a_full_pass():
         events = run_to_the_end(scenario, tie_break="first")
         nodes[release] = [e.payload.node_name for e in events if e.extension_point is ExtensionPoint.TOTAL]
     assert nodes["v1.35"][1] == "n020" and nodes["v1.34"][1] == "n120"
+
+
+# ---------------------------------------------------------------------------- the set-up's end
+
+
+def test_the_pending_pods_are_in_the_queue_before_the_first_event_and_their_events_follow_it():
+    run = ClusterRun(load_scenario(scenario_text(node_text("a"), pod_text("p1"), pod_text("p2"), pod_text("p3"))))
+    events = run.run()
+    first = next(events)
+    assert first.extension_point is ExtensionPoint.RUN_START
+    assert run.kube_scheduler.queue.where()[QueueName.ACTIVE] == ["default/p1", "default/p2", "default/p3"]
+    rest = list(events)
+    assert [event.pod for event in rest[:3]] == ["default/p1", "default/p2", "default/p3"]
+    assert {event.extension_point for event in rest[:3]} == {ExtensionPoint.QUEUE_MOVE}
+    assert rest[3].extension_point is ExtensionPoint.CYCLE_START
