@@ -4,6 +4,7 @@ and worker processes' peak memory; a refusal is reported in the user's words, no
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -12,6 +13,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "app_bench.py"
 DUMP = ROOT / "tests" / "fixtures" / "dumps" / "aks_mid_preemption.yaml"
+spec = importlib.util.spec_from_file_location("app_bench", TOOL)
+assert spec is not None and spec.loader is not None
+app_bench = importlib.util.module_from_spec(spec)
+sys.modules["app_bench"] = app_bench  # its dataclasses look their module up
+spec.loader.exec_module(app_bench)
 
 
 def _bench(*args: str) -> tuple[int, dict]:
@@ -60,3 +66,35 @@ def test_through_a_big_upload_the_long_work_worker_reads_it_and_is_measured_too(
     assert all(phase["ok"] for phase in report["phases"]), report
     assert read["long_worker_peak_mb"] > 0 and check["answer_bytes"] > DUMP.stat().st_size
     assert {name.split()[0] for name in report["process_peaks_mb"]} == {"web", "worker", "long"}
+
+
+class _Answer:
+    def __init__(self, body: dict) -> None:
+        self.ok, self.body = True, body
+
+    def json(self) -> dict:
+        return self.body
+
+
+class _Editor:
+    """GET answers in turn, as the web process gave them."""
+
+    def __init__(self, *bodies: dict) -> None:
+        self.bodies = list(bodies)
+        self.asked = 0
+
+    def get(self, url: str, timeout: float) -> _Answer:
+        self.asked += 1
+        return _Answer(self.bodies.pop(0) if len(self.bodies) > 1 else self.bodies[0])
+
+
+def test_the_check_of_a_big_scenario_is_waited_for_while_the_editor_says_not_checked_yet():
+    editor = _Editor({"checked": False, "valid": False, "errors": []}, {"checked": True, "valid": True})
+    answer, body = app_bench._checked_scenario(editor, "http://x/api/scenarios/1", timeout=60, poll=0)
+    assert body["valid"] is True and editor.asked == 2
+
+
+def test_a_check_never_made_is_said_as_such_not_as_an_empty_error_list():
+    editor = _Editor({"checked": False, "valid": False, "errors": []})
+    answer, body = app_bench._checked_scenario(editor, "http://x/api/scenarios/1", timeout=0, poll=0)
+    assert "not checked in time" in app_bench._invalid(body)
