@@ -39,7 +39,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import requests
 
@@ -343,15 +343,12 @@ def upload_through_uploads(
     phase("upload", start, time.monotonic(), size=len(answer.content))
     upload = answer.json()["id"]
     start = time.monotonic()
-    while True:
-        answer = http.get(f"{base}/api/uploads/{upload}", timeout=timeout)
-        body = answer.json() if answer.ok else {}
-        if not answer.ok or body.get("status") in ("succeeded", "failed"):
-            break
-        if time.monotonic() - start > timeout:
-            phase("read", start, time.monotonic(), False, f"not read in {timeout:g} s")
-            return f"the upload was not read in {timeout:g} s"
-        time.sleep(poll)
+    answer, body, late = _asked_until(
+        http, f"{base}/api/uploads/{upload}", timeout, poll, lambda read: read.get("status") in ("succeeded", "failed")
+    )
+    if late:
+        phase("read", start, time.monotonic(), False, f"not read in {timeout:g} s")
+        return f"the upload was not read in {timeout:g} s"
     saved = answer.ok and body.get("status") == "succeeded"
     detail = (
         ""
@@ -442,12 +439,23 @@ def _checked_scenario(http: Any, url: str, timeout: float, poll: float) -> tuple
     """The editor's answer once it holds the whole check: a big scenario ("objects" mode) answers
     ``checked: false`` at once while a long-work worker makes it (one made by an engine of other
     code, say), and the editor asks again, as this does until ``timeout``."""
+    answer, body, _late = _asked_until(http, url, timeout, poll, lambda scenario: scenario.get("checked", True))
+    return answer, body
+
+
+def _asked_until(
+    http: Any, url: str, timeout: float, poll: float, done: Callable[[dict[str, Any]], bool]
+) -> tuple[Any, dict[str, Any], bool]:
+    """GET ``url`` every ``poll`` seconds until ``done`` says so of its body (or it answers an
+    error): the last answer, its body, and whether ``timeout`` passed first."""
     deadline = time.monotonic() + timeout
     while True:
         answer = http.get(url, timeout=timeout)
         body: dict[str, Any] = answer.json() if answer.ok else {}
-        if not answer.ok or body.get("checked", True) or time.monotonic() > deadline:
-            return answer, body
+        if not answer.ok or done(body):
+            return answer, body, False
+        if time.monotonic() > deadline:
+            return answer, body, True
         time.sleep(poll)
 
 
