@@ -14,6 +14,7 @@ from typing import Any, Optional
 from scheduler_core.answers.findings import MAX_NAMED, Finding, fetch_commands, find_all
 from scheduler_core.model import Notice, Scenario
 from scheduler_core.cluster.node_lifecycle import NodeTaintChange, NodeTaintChangeJSON
+from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.util.wire import Wire
 
 # The order kinds are counted in (the scheduler's own first, then storage).
@@ -113,17 +114,20 @@ def _notice_line(notice: Notice) -> str:
 def check_scenario(scenario: Scenario, added_node_taints: Optional[list[NodeTaintChange]] = None) -> CheckReport:
     """The check of a loaded scenario (``added_node_taints``: the controller's taints the caller
     already applied, reported as such)."""
-    findings = find_all(scenario)
-    running, pending = scenario.running_pods, scenario.pending_pods
-    return CheckReport(
-        _counts(scenario, len(running) + len(pending)),
-        len(running),
-        len(pending),
-        scenario.scheduling_notices(),
-        findings,
-        added_node_taints,
-        fetch_commands(findings),
-    )
+    # The collector paused as for the read just before (gcpause): its first full pass after the read
+    # walks every object read and finds nothing (2.5 of 3.4 s of this check at 150,000 pods).
+    with collector_paused():
+        findings = find_all(scenario)
+        running, pending = scenario.running_pods, scenario.pending_pods
+        return CheckReport(
+            _counts(scenario, len(running) + len(pending)),
+            len(running),
+            len(pending),
+            scenario.scheduling_notices(),
+            findings,
+            added_node_taints,
+            fetch_commands(findings),
+        )
 
 
 def _counts(scenario: Scenario, pods: int) -> dict[str, int]:

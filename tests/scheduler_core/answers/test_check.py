@@ -40,6 +40,25 @@ def test_it_counts_what_the_scheduler_uses_and_leaves_out_the_gated_pod():
     assert [f.code for f in report.findings] == [NODE_TAINTS_MISSING, NO_CONFIG, RELEASE_ASSUMED]
 
 
+def test_the_findings_are_made_with_the_collector_paused_and_it_resumes(monkeypatch):
+    import gc
+
+    from scheduler_core.answers import check
+
+    scenario = load_scenario(EKS.read_bytes())
+    collecting = []
+    find_all = check.find_all
+    monkeypatch.setattr(check, "find_all", lambda read: collecting.append(gc.isenabled()) or find_all(read))
+    was_enabled = gc.isenabled()
+    gc.enable()
+    try:
+        check_scenario(scenario)
+        assert (collecting, gc.isenabled()) == ([False], True)
+    finally:
+        if not was_enabled:
+            gc.disable()
+
+
 def test_device_claims_and_their_classes_and_slices_are_counted_as_read():
     """DynamicResources reads them: they were read and used but not listed under "Read" (issue 51)."""
     report = check_scenario(load_scenario((ROOT / "examples" / "dra_pending_gpu.yaml").read_bytes()))

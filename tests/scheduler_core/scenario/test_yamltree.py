@@ -320,3 +320,13 @@ def test_only_a_long_block_yaml_stream_with_a_document_line_after_its_middle_is_
     assert (
         halves(deep, Limits()) is not None and halves(deep, Limits(max_depth=5)) is None
     )  # its problem: one process's
+
+
+def test_the_bracket_scan_finds_the_line_past_the_depth_with_any_characters_between_and_none_when_shallow():
+    from scheduler_core.scenario.yamltree import deep_flow_line
+
+    deep = "a: 'é ['\nb: " + "[ü" * 5 + "]" * 5 + "\n"
+    assert deep_flow_line(deep, 5) == 2  # the quoted bracket counts too (the scan cannot tell)
+    assert deep_flow_line(deep, 6) is None
+    shallow = 's: \'{"x":["y"]}\'\n' * 1000  # many brackets, two deep at most
+    assert deep_flow_line(shallow, 2) is None and deep_flow_line(shallow, 1) == 1
