@@ -21,7 +21,6 @@ and line in the whole text); the new version is saved and its whole check asked 
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections import Counter
@@ -113,17 +112,22 @@ def _header(body: str) -> tuple[str, str, str]:
     block_end = _TOP_LEVEL.search(body, meta.end() + 1)
     block = body[meta.end() : block_end.start() if block_end else len(body)]
     indent = _FIRST_INDENT.search(block)
-    found = {}
-    if indent is not None:
-        found = {m.group(1): _scalar(m.group(2) or "") for m in _own_keys(indent.group(1)).finditer(block)}
-    return _scalar(kind_match.group(1)), found.get("namespace", ""), found.get("name", "")
+    if indent is None:
+        return _scalar(kind_match.group(1)), "", ""
+    own = "\n" + indent.group(1)
+    return _scalar(kind_match.group(1)), _own_key(block, own + "namespace:"), _own_key(block, own + "name:")
 
 
-@functools.lru_cache(maxsize=64)
-def _own_keys(indent: str) -> re.Pattern[str]:
-    """metadata's own name and namespace lines, at its first key's indent (one pattern per indent:
-    a dump's 226,000 documents have one or two)."""
-    return re.compile(rf"^{indent}(name|namespace):[ \t]*(\S.*)?$", re.MULTILINE)
+def _own_key(block: str, line_start: str) -> str:
+    """The value on metadata's own last line that starts so (a newline, the first key's indent, the
+    key and its colon: a deeper or other key's line never does), or "". Found by str.rfind: a
+    pattern over each block took half of the index of a dump's 181,000 documents (2.9 of 6.2 s)."""
+    at = block.rfind(line_start)
+    if at < 0:
+        return ""
+    start = at + len(line_start)
+    end = block.find("\n", start)
+    return _scalar(block[start : end if end >= 0 else len(block)].lstrip(" \t"))
 
 
 def _parsed_header(body: str) -> tuple[str, str, str]:

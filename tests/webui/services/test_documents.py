@@ -72,6 +72,25 @@ def test_it_lists_every_document_with_its_kind_name_and_first_line(saved):
     assert documents.index_of(saved.version).counts() == {"Changes": 1, "Node": 2, "Pod": 2}
 
 
+@pytest.mark.parametrize(
+    "body, header",
+    [
+        # metadata's own keys at its first key's indent; deeper ones (an owner's name) are not its
+        (
+            "kind: Pod\nmetadata:\n  labels:\n    name: label\n  name: own\n  namespace: ns # c\nspec: {}\n",
+            ("Pod", "ns", "own"),
+        ),
+        ("kind: Pod\nmetadata:\n    ownerReferences:\n    - name: rs\n    name: 'quoted'\n", ("Pod", "", "quoted")),
+        ("kind: Node\nmetadata:\n  name:\n  namespaceX: x\n", ("Node", "", "")),  # no value, another key
+        ("kind: Pod\nmetadata:\n  name: first\n  name: last\r\n", ("Pod", "", "last")),  # as the last line says
+        ("kind: Pod\nmetadata:\n  name:x", ("Pod", "", "x")),  # the text's end
+        ("kind: Pod\nmetadata:\nspec: {}\n", ("Pod", "", "")),  # an empty metadata
+    ],
+)
+def test_a_documents_kind_namespace_and_name_are_read_from_metadatas_own_lines(body, header):
+    assert documents._header(body) == header
+
+
 def test_a_page_filters_by_kind_searches_names_and_counts_what_matched(saved):
     pods = documents.page(saved.version, kind="Pod")
     assert pods.matched == [2, 3]
