@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Hashable, Iterable, Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
@@ -462,10 +462,62 @@ def _loaded(
         # Paused through the names too: the collector's first full pass after the read walks every
         # object read and finds nothing (~1.5 s at 150,000 pods, where the names' lists set it off).
         with collector_paused():
-            loaded_cache.put(key, ENGINE_PACKAGE, scenario, dump_pickled)  # before anyone uses it: as read
+            if not _kept_by_a_child(key, scenario):
+                _keep(key, scenario)  # before anyone uses it: as read
             names = run_names_gz(scenario)
         loaded_cache.put(_names_key(key), ENGINE_PACKAGE, names, suffix=loaded_cache.SIDECAR_SUFFIX)
     return scenario
+
+
+def _keep(key: tuple[str, Limits, Hashable], scenario: Scenario) -> bytes:
+    loaded_cache.put(key, ENGINE_PACKAGE, scenario, dump_pickled)
+    return b"kept"
+
+
+class KeptMeanwhile:
+    """Scenarios being written to loaded_cache by forked children (``kept_meanwhile``)."""
+
+    def __init__(self) -> None:
+        self.children: list[tuple[Forked, tuple[str, Limits, Hashable], Scenario]] = []
+
+    def wait(self) -> None:
+        """Every child's file written: waited for, or written here when a child failed or hung."""
+        children, self.children = self.children, []
+        for child, key, scenario in children:
+            if child.answer(KEEP_PATIENCE_SECONDS) is None:
+                with collector_paused():
+                    _keep(key, scenario)
+
+
+KEEP_PATIENCE_SECONDS = 300.0  # a child still pickling after this is stuck: killed, and it is written here
+_kept_meanwhile: KeptMeanwhile | None = None
+
+
+@contextmanager
+def kept_meanwhile() -> Iterator[KeptMeanwhile]:
+    """Within it, a big text read in a process that may fork (a worker's) is written to loaded_cache
+    by a forked child while this process goes on (the envelope's 150,000 pods: ~4 s of pickling,
+    during an upload's save and index of the text); ``wait`` (or the block's end) waits for it — an
+    upload is called read only once its scenario is there for the run's worker."""
+    global _kept_meanwhile
+    kept, previous = KeptMeanwhile(), _kept_meanwhile
+    _kept_meanwhile = kept
+    try:
+        yield kept
+    finally:
+        _kept_meanwhile = previous
+        kept.wait()
+
+
+def _kept_by_a_child(key: tuple[str, Limits, Hashable], scenario: Scenario) -> bool:
+    kept = _kept_meanwhile
+    if kept is None or not _reading_may_fork:
+        return False
+    child = Forked.start(lambda: _keep(key, scenario))
+    if child is None:
+        return False
+    kept.children.append((child, key, scenario))
+    return True
 
 
 # A big text's second half read by a forked child meanwhile (the loader's second_process): only in

@@ -176,28 +176,32 @@ def _read(upload_id: int, worker: str) -> str:
         # Its owner now: a sign-in meanwhile made the upload its account's (services/accounts.py claim).
         owner_id, session_key = Upload.objects.values_list("owner_id", "owner_session_key").get(pk=upload_id)
         actor = Actor(user_id=owner_id, session_key=session_key)
-        check = engine.check(text)  # here, in the worker (create() finds it done)
-        summary = check.summary
-        with transaction.atomic():
-            saved = scenarios.create(actor, upload.name, text)
-            if documents.mode_of(saved.version) == "objects":
-                documents.keep_check(saved.version.digest, check)  # the editor's answer without checking again
-                documents.index_of(saved.version)  # its object list, kept on disk for the web process when shared
-            if not _finish(
-                upload_id,
-                worker,
-                UploadStatus.SUCCEEDED,
-                scenario=saved.scenario,
-                version=saved.version,
-                valid=check.valid,
-                errors=check.errors,
-                objects_read=sum(check.objects.values()),
-                summary=None
-                if summary is None
-                else {"nodes": summary.nodes, "pods": summary.pods, "pendingPods": summary.pending_pods},
-            ):
-                transaction.set_rollback(True)  # recovery gave it to another worker meanwhile: saved once, there
-                return f"upload {upload_id}: no longer this worker's"
+        # The scenario read is kept on disk for the run's worker by a forked child while this
+        # process saves and indexes the text, and is there before the upload is called read.
+        with engine.kept_meanwhile() as kept:
+            check = engine.check(text)  # here, in the worker (create() finds it done)
+            summary = check.summary
+            with transaction.atomic():
+                saved = scenarios.create(actor, upload.name, text)
+                if documents.mode_of(saved.version) == "objects":
+                    documents.keep_check(saved.version.digest, check)  # the editor's answer without checking again
+                    documents.index_of(saved.version)  # its object list, kept on disk for the web process when shared
+                kept.wait()
+                if not _finish(
+                    upload_id,
+                    worker,
+                    UploadStatus.SUCCEEDED,
+                    scenario=saved.scenario,
+                    version=saved.version,
+                    valid=check.valid,
+                    errors=check.errors,
+                    objects_read=sum(check.objects.values()),
+                    summary=None
+                    if summary is None
+                    else {"nodes": summary.nodes, "pods": summary.pods, "pendingPods": summary.pending_pods},
+                ):
+                    transaction.set_rollback(True)  # recovery gave it to another worker meanwhile: saved once, there
+                    return f"upload {upload_id}: no longer this worker's"
     except DomainError as exc:
         _finish(
             upload_id,

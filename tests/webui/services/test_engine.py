@@ -121,6 +121,33 @@ def test_a_stored_text_is_read_only_when_no_process_has_its_scenario_and_its_run
     assert reads == [1, 1]
 
 
+def test_a_workers_big_read_is_kept_on_disk_by_a_child_before_the_block_that_asked_ends(reads, settings):
+    settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES = 0
+    engine.let_reading_fork()
+    text = SCENARIO.format("meanwhile-1") + "---\n" + SCENARIO.format("meanwhile-2")
+    kept_dir = Path(settings.SCHEDLAB_LOADED_CACHE_DIR)
+    with engine.kept_meanwhile() as kept:
+        first = engine.load(text)
+        assert len(kept.children) == 1  # a child writes it meanwhile
+    assert not kept.children and len(list(kept_dir.glob("*.pickle"))) == 1
+    engine.forget_everything()  # as the run's worker: read back from disk
+    assert [n.name for n in engine.load(text).nodes] == [n.name for n in first.nodes] and reads == [True]
+
+
+def test_a_scenario_a_child_did_not_keep_is_kept_by_the_process_that_waits(reads, settings, monkeypatch):
+    class Failed:
+        def answer(self, patience=None):
+            return None  # the child failed, or was killed after its patience
+
+    settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES = 0
+    engine.let_reading_fork()
+    monkeypatch.setattr(engine.Forked, "start", classmethod(lambda cls, work: Failed()))
+    with engine.kept_meanwhile():
+        engine.load(SCENARIO.format("meanwhile-3") + "---\n" + SCENARIO.format("meanwhile-4"))
+        assert not list(Path(settings.SCHEDLAB_LOADED_CACHE_DIR).glob("*.pickle"))
+    assert len(list(Path(settings.SCHEDLAB_LOADED_CACHE_DIR).glob("*.pickle"))) == 1
+
+
 def test_a_small_text_is_not_kept_on_disk(settings):
     engine.load(SCENARIO.format("small"))
     assert not Path(settings.SCHEDLAB_LOADED_CACHE_DIR).exists()
