@@ -44,7 +44,7 @@ _SURELY_PLAIN = re.compile(r"[A-Za-z0-9_/](?:[A-Za-z0-9_./=+@~()$^;,\[\]{}?!&*|>
 _PRINTABLE_ASCII = re.compile(r"[ -~]*\Z")
 # The first characters of a string PyYAML's resolver may read as something else (its implicit
 # resolvers are keyed by them; "" is null's) or go-yaml may (``resolve_plain``): others are strings.
-_MAY_RESOLVE = frozenset("yYnNtTfFoO~<=.+-0123456789")
+_MAY_RESOLVE = frozenset("yYnNtTfFoO~<=.+-0123456789!&*")
 REMEMBERED = 200_000  # the learnt texts are forgotten past this many (a dump has millions of names)
 
 

@@ -154,3 +154,11 @@ def test_the_learnt_texts_are_forgotten_past_their_bound_with_the_same_text(monk
     document = {f"key{i}": f"value {i}" for i in range(10)} | {"quoted": "yes", "n": [1, 2.5, None, True]}
     assert block.document(document) == block.document(document) == dumped(document)
     assert len(block.values) <= 3 and len(block.keys) <= 3
+
+
+def test_every_first_character_either_resolver_reads_specially_is_asked_of_the_resolvers():
+    from scheduler_core.scenario import goyaml
+
+    special = [word for name in ("_NULL", "_TRUE", "_FALSE", "_SPECIAL_FLOATS") for word in getattr(goyaml, name)]
+    firsts = {word[0] for word in special if word} | {key for key in engine.YAML_DUMPER.yaml_implicit_resolvers if key}
+    assert firsts <= blockyaml._MAY_RESOLVE
