@@ -1,5 +1,5 @@
 """Decoded JSON written as block YAML, byte for byte as ``yaml.dump(value, Dumper=engine.YAML_DUMPER,
-sort_keys=False, default_flow_style=False)`` writes it — some four times faster (issue 50: the
+sort_keys=False, default_flow_style=False)`` writes it — about three times faster (issue 50: the
 envelope's JSON List is 10.9 M lines of YAML once tidied, and PyYAML's representer and libyaml's
 emitter spent ~30 s of the read on them).
 

@@ -286,7 +286,7 @@ def _is_list(fields: dict[str, Any]) -> bool:
 
 class _Writer:
     """Documents written into one YAML stream as ``dumper_class`` writes them: each mapping by the
-    block writer (``blockyaml``: the same text, four times faster), any it does not write whole by
+    block writer (``blockyaml``: the same text, about three times faster), any it does not write whole by
     the dumper. A document that is not a non-empty mapping (a List's item may be anything) starts on
     the ``---`` line or ends open (``...``) by the emitter's state: the walk is then made again by
     ``_EmitterWriter``, which writes every document through one emitter."""
