@@ -2,7 +2,7 @@
 
 Two modes share this file and every code path:
 - embedded (no SECRET_KEY in the environment): single user on localhost, SQLite in WAL mode,
-  kombu's filesystem broker, in-memory channel layer, secret key kept in var/secret_key;
+  a filesystem broker (webui/brokerfs.py), in-memory channel layer, secret key kept in var/secret_key;
 - production (SECRET_KEY set): DATABASE_URL, REDIS_URL, ALLOWED_HOSTS, HTTPS-only cookies and HSTS.
 """
 
@@ -159,6 +159,7 @@ WHITENOISE_USE_FINDERS = True
 # --- Redis / channel layer / Celery -------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, str | bool | int | float]  # set by the branch that picks the broker
+CELERY_BROKER_URL: str | None  # None in embedded mode: the transport is named instead
 if REDIS_URL:
     # redis-py 8 reads with a 5 s socket timeout by default, exactly channels_redis's 5 s BZPOPMIN
     # wait: a quiet channel then raises TimeoutError and kills the websocket. Read longer than that.
@@ -178,7 +179,11 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     _broker_dir = VAR_DIR / "broker"
     (_broker_dir / "queue").mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_URL = "filesystem://"
+    # kombu's filesystem transport, with messages written whole before a worker can take them
+    # (webui/brokerfs.py: kombu's own lost about one message in a thousand). No URL: a URL's scheme
+    # would name kombu's transport over this one.
+    CELERY_BROKER_URL = None
+    CELERY_BROKER_TRANSPORT = "webui.brokerfs:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),

@@ -113,7 +113,8 @@ spec:
 
 
 # A run whose task message the broker lost is sent again once it has been queued for
-# SCHEDLAB_QUEUED_STALE_SECONDS (60 s; it happened once in CI with the embedded filesystem broker):
+# SCHEDLAB_QUEUED_STALE_SECONDS (60 s; it happened once in CI with kombu's own filesystem transport,
+# which webui/brokerfs.py has since replaced):
 # the wait for a run's end covers that recovery, which is the app's behaviour too.
 RUN_END_TIMEOUT = 180.0
 
