@@ -19,6 +19,10 @@ says otherwise), then does over HTTP what the browser does:
   `/segment?cycle=0`, as the run view reads them (`static/js/cycleloader.js`);
 - **run**: from the same answer until `GET /api/runs/{id}` says the run ended (it ran in the worker).
 
+With `--against-cli`, the run's story as the app answers it (`GET /api/runs/{id}/timeline`) is held
+against `python -m scheduler_core timeline DUMP --json` of the same file: every attempt in order (the
+CLI's fields of it: the pod, its node or FailedScheduling message, nomination, victims) and every
+pod's final node; the report says whether they agree and, when not, the first difference.
 The web process (daphne) and the runs' worker (the Celery worker of the default queue with its pool
 and engine processes, summed) are sampled every `--sample` seconds; each phase reports the peak of
 each over its interval, and the end every process's own peak (`VmHWM`). The answers' sizes are said
@@ -77,6 +81,9 @@ class Report:
     stored_mb: float = 0.0  # their compressed bytes (SCHEDLAB_MAX_STORED_BYTES_PER_RUN bounds them)
     status: str = ""
     error: str = ""
+    run_id: int | None = None
+    cli_attempts: int | None = None  # --against-cli: the CLI's attempts
+    cli_difference: str | None = None  # --against-cli: "" when the app's story is the CLI's, else the first difference
 
 
 # --- the processes ------------------------------------------------------------------------------
@@ -432,7 +439,56 @@ def check_and_run(
     phase("run", started, end, status == "succeeded", current.get("error") or "")
     if status != "succeeded" and not report.error:
         report.error = current.get("error") or status
+    report.run_id = run
     return report
+
+
+# --- the app's answers against the CLI's ----------------------------------------------------------
+
+# What the CLI's limits would refuse at the envelope's size: the app's embedded defaults take it.
+CLI_LIMITS = ("--max-nodes", "60000", "--max-documents", "400000", "--max-pending-pods", "200000")
+
+
+def cli_timeline(dump: Path, timeout: float) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "scheduler_core", "timeline", str(dump), "--json", *CLI_LIMITS],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the CLI's timeline failed: {done.stderr[-2000:]}")
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
+
+
+def first_difference(app: dict[str, Any], cli: dict[str, Any]) -> str:
+    """Where the app's story (GET /timeline) departs from the CLI's `timeline --json`: each attempt
+    is compared on the fields the CLI gives (the story adds its cycle, time and attempt number)."""
+    fields = sorted({key for attempt in cli["attempts"] for key in attempt})
+    mine = [{key: attempt[key] for key in fields if key in attempt} for attempt in app.get("attempts", [])]
+    theirs = [{key: attempt[key] for key in fields if key in attempt} for attempt in cli["attempts"]]
+    for number, (a, c) in enumerate(zip(mine, theirs)):
+        if a != c:
+            return f"attempt {number}: the app {json.dumps(a)[:400]}, the CLI {json.dumps(c)[:400]}"
+    if len(mine) != len(theirs):
+        return f"the app has {len(mine)} attempts, the CLI {len(theirs)}"
+    final_app, final_cli = app.get("final", {}), cli.get("final", {})
+    for pod in sorted(set(final_app) | set(final_cli)):
+        if final_app.get(pod) != final_cli.get(pod):
+            return f"final {pod}: the app {final_app.get(pod)}, the CLI {final_cli.get(pod)}"
+    return ""
+
+
+def against_cli(report: Report, dump: Path, base: str, http: requests.Session, timeout: float) -> None:
+    answer = http.get(f"{base}/api/runs/{report.run_id}/timeline", timeout=timeout)
+    if not answer.ok:
+        report.cli_difference = f"GET /timeline: {_error(answer)}"
+        return
+    cli = cli_timeline(dump, timeout)
+    report.cli_attempts = len(cli["attempts"])
+    report.cli_difference = first_difference(answer.json(), cli)
 
 
 def _checked_scenario(http: Any, url: str, timeout: float, poll: float) -> tuple[Any, dict[str, Any]]:
@@ -474,6 +530,7 @@ def bench(
     end_poll: float = 1.0,
     through: str = "import",
     stop_after: str = "run",
+    against: bool = False,
 ) -> Report:
     with tempfile.TemporaryDirectory(prefix="app_bench_") as tmp:
         var_dir = Path(tmp)
@@ -488,6 +545,8 @@ def bench(
             report = measure(
                 dump, f"http://127.0.0.1:{port}", http, sampler, timeout, poll, end_poll, through, stop_after
             )
+            if against and report.status == "succeeded":
+                against_cli(report, dump, f"http://127.0.0.1:{port}", http, timeout)
         except Exception as err:
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
             raise RuntimeError(f"{err}\n--- the app's log, last lines:\n{tail}") from err
@@ -516,6 +575,9 @@ def markdown(report: Report) -> str:
         lines.append(f"| {p.name} | {p.seconds} | {cpu} | {p.web_peak_mb} | {worker} | {p.answer_bytes} | {ok} |")
     lines += ["", "each process's own peak (VmHWM, MB):"]
     lines += [f"  {name}: {mb}" for name, mb in report.process_peaks_mb.items()]
+    if report.cli_difference is not None:
+        verdict = report.cli_difference or f"the same {report.cli_attempts} attempts and final nodes"
+        lines += ["", f"against the CLI's timeline: {verdict}"]
     if report.error:
         lines += ["", f"error: {report.error}"]
     return "\n".join(lines)
@@ -537,13 +599,25 @@ def main(argv: list[str] | None = None) -> int:
         help="the importer's POST /api/scenarios/import, or a big upload's POST /api/uploads read by the long-work worker",
     )
     parser.add_argument("--stop-after", choices=("check", "run"), default="run", help="stop after the check (no run)")
+    parser.add_argument(
+        "--against-cli", action="store_true", help="hold the run's story against the CLI's `timeline --json`"
+    )
     args = parser.parse_args(argv)
     extra = dict(item.split("=", 1) for item in args.env)
     report = bench(
-        args.dump.resolve(), extra, args.timeout, args.poll, args.sample, args.end_poll, args.through, args.stop_after
+        args.dump.resolve(),
+        extra,
+        args.timeout,
+        args.poll,
+        args.sample,
+        args.end_poll,
+        args.through,
+        args.stop_after,
+        args.against_cli,
     )
     print(json.dumps(asdict(report), indent=2) if args.json else markdown(report))
-    return 0 if not report.error and all(p.ok for p in report.phases) else 1
+    agrees = not report.cli_difference
+    return 0 if not report.error and all(p.ok for p in report.phases) and agrees else 1
 
 
 if __name__ == "__main__":

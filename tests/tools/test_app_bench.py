@@ -32,8 +32,8 @@ def _bench(*args: str) -> tuple[int, dict]:
     return result.returncode, json.loads(result.stdout)
 
 
-def test_it_reports_every_phase_with_its_time_and_both_processes_memory():
-    code, report = _bench()
+def test_it_reports_every_phase_with_its_time_and_both_processes_memory_and_holds_the_run_against_the_cli():
+    code, report = _bench("--against-cli")
     assert code == 0, report
     assert [phase["name"] for phase in report["phases"]] == ["upload", "check", "first cycle", "run"]
     for phase in report["phases"]:
@@ -47,6 +47,38 @@ def test_it_reports_every_phase_with_its_time_and_both_processes_memory():
     assert report["cycles"] >= 1 and report["events"] > 0
     roles = {name.split()[0] for name in report["process_peaks_mb"]}
     assert roles == {"web", "worker"}
+    assert report["cli_difference"] == "" and report["cli_attempts"] >= report["cycles"]
+
+
+CLI = {
+    "attempts": [
+        {"pod": "default/a", "nodeName": "n1"},
+        {"pod": "default/b", "failedSchedulingMessage": "0/2 nodes are available: ...", "nominatedNodeName": "n2"},
+    ],
+    "final": {"default/a": "n1"},
+}
+
+
+def _story(**final: str) -> dict:
+    """The app's /timeline: the CLI's attempts with the story's own fields besides."""
+    attempts = [
+        {**attempt, "cycle": number, "attempt": 1, "timeMs": 0} for number, attempt in enumerate(CLI["attempts"])
+    ]
+    return {"attempts": attempts, "final": final or dict(CLI["final"]), "moves": []}
+
+
+def test_the_app_s_story_agrees_with_the_cli_on_the_cli_s_fields_of_every_attempt_and_the_final_nodes():
+    assert app_bench.first_difference(_story(), CLI) == ""
+    moved = _story()
+    moved["attempts"][0]["nodeName"] = "n2"
+    assert app_bench.first_difference(moved, CLI).startswith('attempt 0: the app {"nodeName": "n2"')
+    unnominated = _story()
+    del unnominated["attempts"][1]["nominatedNodeName"]
+    assert app_bench.first_difference(unnominated, CLI).startswith("attempt 1:")
+    shorter = _story()
+    shorter["attempts"].pop()
+    assert app_bench.first_difference(shorter, CLI) == "the app has 1 attempts, the CLI 2"
+    assert app_bench.first_difference(_story(**{"default/a": "n3"}), CLI) == "final default/a: the app n3, the CLI n1"
 
 
 def test_a_refusal_ends_the_bench_with_the_app_s_own_words():

@@ -143,13 +143,21 @@ class BlockWriter:
         raise Unwritten
 
     def learn(self, value: Any) -> tuple[str, str]:
-        if type(value) is str and value and _PRINTABLE_ASCII.match(value):
-            if self.read_as_itself(value):
-                if _SURELY_PLAIN.match(value):
-                    return value, PLAIN
-            elif "\n" not in value:
-                return "'" + value.replace("'", "''") + "'", SINGLE  # the representer quotes it
+        if type(value) is str:
+            quick = self.quick(value)
+            if quick is not None:
+                return quick
         return self.asked(value)
+
+    def quick(self, text: str) -> tuple[str, str] | None:
+        """A string's text when it is decided without the dumper: itself when it surely writes plain,
+        single-quoted when the representer quotes it (a resolver reads it as something else); None
+        when only the dumper can tell."""
+        if not (text and _PRINTABLE_ASCII.match(text)):
+            return None
+        if not self.read_as_itself(text):
+            return _single_quoted(text), SINGLE
+        return (text, PLAIN) if _SURELY_PLAIN.match(text) else None
 
     def read_as_itself(self, text: str) -> bool:
         """Whether go-yaml and PyYAML's resolver both read the text, plain, as this very string."""
@@ -168,7 +176,7 @@ class BlockWriter:
             return text, NEVER  # written over several lines: the document is dumped whole
         if type(value) is str and text == value:
             return text, PLAIN
-        if type(value) is str and text == "'" + value.replace("'", "''") + "'":
+        if type(value) is str and text == _single_quoted(value):
             return text, SINGLE
         return text, OTHER
 
@@ -183,16 +191,17 @@ class BlockWriter:
     def learn_key(self, key: Any) -> str:
         if type(key) is not str:
             raise Unwritten
-        if key and len(key) <= SIMPLE_KEY_MAX and _PRINTABLE_ASCII.match(key):
-            if self.read_as_itself(key):
-                if _SURELY_PLAIN.match(key):
-                    return key
-            else:
-                return "'" + key.replace("'", "''") + "'"
+        quick = self.quick(key) if len(key) <= SIMPLE_KEY_MAX else None
+        if quick is not None:
+            return quick[0]
         dumped = yaml.dump({key: 0}, Dumper=self.dumper_class, default_flow_style=False, width=-1)
         if dumped.startswith("?") or not dumped.endswith(": 0\n") or dumped.count("\n") != 1:
             raise Unwritten
         return dumped[: -len(": 0\n")]
+
+
+def _single_quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _folded_plain(text: str, column: int, indent: int) -> str:
