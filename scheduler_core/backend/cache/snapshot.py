@@ -20,7 +20,7 @@ from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, cycle_pod_info
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.storage import StorageState
-from scheduler_core.model import Node, Pod, PodDisruptionBudget, Scenario, Service, Workload
+from scheduler_core.model import Container, Node, Pod, PodDisruptionBudget, Scenario, Service, Workload
 
 
 @dataclass
@@ -90,7 +90,7 @@ class Snapshot:
             list(scenario.workloads),
             pdbs=list(scenario.pdbs),
         )
-        templates: dict[tuple[int, ...], PodInfo] = {}
+        templates: dict[tuple[object, ...], PodInfo] = {}
         for pod in scenario.running_pods:
             snapshot.by_name[pod.node_name].add_pod(_template_pod_info(pod, templates))
         return snapshot
@@ -270,22 +270,60 @@ def _set_membership(nodes: list[NodeInfo], node_info: NodeInfo, member: bool, po
         del nodes[index]
 
 
-def _template_pod_info(pod: Pod, templates: dict[tuple[int, ...], PodInfo]) -> PodInfo:
-    """PodInfo(pod). Pods of one template share their spec's decoded values (scenario/pods.py's
-    decode_pod: the very same containers, overhead and pod-level requests): without pod affinity
-    (whose terms read the pod's namespace and labels; node affinity, which a DaemonSet's every pod
-    has, is not PodInfo's) or a resize under way, such a pod's PodInfo is the first one's computed
-    parts (PodInfo.with_pod). 20,000 running pods of one template, as scheduler_perf's files have,
-    then sum their requests once. ``templates``: the first PodInfo of each set of those values, by
-    identity (its pod keeps them alive)."""
+def _template_pod_info(pod: Pod, templates: dict[tuple[object, ...], PodInfo]) -> PodInfo:
+    """PodInfo(pod), or the computed parts of an earlier pod's (PodInfo.with_pod) when everything
+    PodInfo reads of the two is equal: the containers' and init containers' names, requests, ports
+    and restart policies, the overhead and pod-level requests; the namespace, labels and affinity
+    when the pod has pod (anti-)affinity (its terms read them); the containers' resize state when a
+    resize is under way (a status without ``resources`` does not count: every running pod of a
+    kubectl dump has statuses). Pods of one template share their spec's decoded values
+    (scenario/pods.py's decode_pod), which are looked up by identity first; a real dump's pods
+    rarely do (each mounts its own ``kube-api-access-*`` volume), so they are compared by value.
+    150,000 pods of a realistic dump build ~1 % of their PodInfos (all of them before). ``templates``
+    lives while the scenario holds every pod, so the identities it is keyed by are not reused."""
+    extra: tuple[object, ...] = ()
     affinity = pod.affinity
     if affinity is not None and (affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None):
+        extra += (affinity, pod.namespace, tuple(pod.labels.items()))  # the model's affinity is a frozen value
+    resizing = any(status.actuated is not None for status in pod.container_statuses.values())
+    if resizing:
+        extra += (pod.resize_infeasible, _resize_state(pod))
+    same_objects = (id(pod.containers), id(pod.init_containers), id(pod.overhead), id(pod.pod_level_requests), *extra)
+    try:
+        first = templates.get(same_objects)
+    except TypeError:  # a value that cannot be a key (none the decoder makes)
         return PodInfo(pod)
-    if pod.container_statuses or pod.resize_infeasible:
-        return PodInfo(pod)
-    key = (id(pod.containers), id(pod.init_containers), id(pod.overhead), id(pod.pod_level_requests))
-    first = templates.get(key)
     if first is None:
-        first = templates[key] = PodInfo(pod)
-        return first
+        same_values = (_requests_inputs(pod, resizing), *extra)
+        first = templates.get(same_values)
+        if first is None:
+            first = templates[same_values] = PodInfo(pod)
+        templates[same_objects] = first
+        if first.pod is pod:
+            return first
     return first.with_pod(pod)
+
+
+def _requests_inputs(pod: Pod, by_name: bool) -> tuple[object, ...]:
+    """What PodInfo's requests and host ports read of the pod's spec, as a value. The containers'
+    names only while a resize is under way (the requests then find each one's status by its name):
+    copies of a workload can name their containers apart."""
+
+    def container(c: Container) -> tuple[object, ...]:
+        return (c.name if by_name else "", tuple(c.requests.items()), c.ports, c.restart_policy)
+
+    return (
+        "values",  # never equal to a key of identities
+        tuple(container(c) for c in pod.containers),
+        tuple(container(c) for c in pod.init_containers),
+        tuple(pod.overhead.items()),
+        tuple(pod.pod_level_requests.items()),
+    )
+
+
+def _resize_state(pod: Pod) -> tuple[object, ...]:
+    """What PodRequests reads of the containers' statuses while a resize is under way, as a value."""
+    return tuple(
+        (name, tuple(status.allocated.items()), tuple(status.actuated.items()) if status.actuated is not None else None)
+        for name, status in pod.container_statuses.items()
+    )

@@ -4,9 +4,11 @@ the affinity node lists in step; assumed pods; nodes that come, change and go.""
 from __future__ import annotations
 
 from dataclasses import replace as replace_fields
+from pathlib import Path
 
 from scheduler_core import load_scenario
 from scheduler_core.backend.cache.snapshot import Snapshot
+from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.model import (
     Affinity,
     LabelSelector,
@@ -136,3 +138,105 @@ def test_running_pods_of_one_template_share_their_computed_requests_but_not_thei
     assert infos["c"].requests is not infos["a"].requests and infos["c"].requests["cpu"] == 2000
     assert infos["d"].requests == infos["a"].requests  # another spec (node affinity): its own
     assert snapshot.by_name["n1"].requested["cpu"] == 4000
+
+
+def _dump_pod(
+    name: str,
+    node: str,
+    cpu: str = "1",
+    status: str = "",
+    extra_spec: str = "",
+    labels: str = "{app: w}",
+    container: str = "",
+) -> str:
+    """A running pod as kubectl dumps it: its own service-account volume, its container named apart
+    (as copies of a workload can be) and a container status."""
+    container = container or f"app-{name}"
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default, labels: {labels}}}
+spec:
+  nodeName: {node}
+  containers:
+  - name: {container}
+    resources: {{requests: {{cpu: "{cpu}"}}}}
+    ports: [{{containerPort: 80, hostPort: 8080}}]
+    volumeMounts: [{{name: kube-api-access-{name}, mountPath: /var/run/secrets}}]
+  volumes: [{{name: kube-api-access-{name}, projected: {{sources: []}}}}]
+{extra_spec}status:
+  phase: Running
+  containerStatuses:
+  - name: {container}
+    allocatedResources: {{cpu: "{cpu}"}}
+{status}"""
+
+
+ANTI_AFFINITY = """  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - {labelSelector: {matchLabels: {app: w}}, topologyKey: kubernetes.io/hostname}
+"""
+
+
+def _infos(*pods: str) -> dict:
+    nodes = [node_text(f"n{i}") for i in range(len(pods))]
+    snapshot = Snapshot.from_scenario(load_scenario(scenario_text(*nodes, *pods)))
+    return {info.pod.name: info for node in snapshot.node_infos for info in node.pods}
+
+
+def test_pods_of_a_real_dump_share_computed_parts_when_everything_podinfo_reads_is_equal():
+    """Each pod of a kubectl dump mounts its own volume and has a status: equal by value, not by
+    identity. A status without `resources` (no resize under way) and the containers' names do not count."""
+    infos = _infos(
+        _dump_pod("a", "n0"),
+        _dump_pod("b", "n1"),
+        _dump_pod("c", "n2", cpu="2"),
+        _dump_pod("d", "n3", extra_spec=ANTI_AFFINITY),
+        _dump_pod("e", "n4", extra_spec=ANTI_AFFINITY),
+        _dump_pod("f", "n5", extra_spec=ANTI_AFFINITY, labels="{app: w, tier: x}"),
+    )
+    assert infos["a"].requests is infos["b"].requests and infos["a"].host_ports == (("0.0.0.0", "TCP", 8080),)
+    assert infos["c"].requests is not infos["a"].requests and infos["c"].requests["cpu"] == 2000
+    assert infos["d"].required_anti_affinity_terms is infos["e"].required_anti_affinity_terms
+    assert infos["f"].required_anti_affinity_terms is not infos["d"].required_anti_affinity_terms  # its own labels
+    assert infos["d"].requests == infos["a"].requests and infos["d"].pod.name == "d"
+
+
+def test_pods_being_resized_share_only_with_the_same_resize_state():
+    actuated = "    resources: {{requests: {{cpu: {cpu}}}}}\n"
+    infos = _infos(
+        _dump_pod("a", "n0", status=actuated.format(cpu='"3"'), container="app"),
+        _dump_pod("b", "n1", status=actuated.format(cpu='"3"'), container="app"),
+        _dump_pod("c", "n2", status=actuated.format(cpu='"2"'), container="app"),
+        _dump_pod("d", "n3", status=actuated.format(cpu='"3"')),  # its container named apart
+        _dump_pod("e", "n4", container="app"),
+    )
+    assert infos["a"].requests is infos["b"].requests and infos["a"].requests["cpu"] == 3000
+    assert infos["c"].requests["cpu"] == 2000 and infos["e"].requests["cpu"] == 1000
+    assert infos["d"].requests is not infos["a"].requests and infos["d"].requests == infos["a"].requests
+
+
+FILES = Path(__file__).resolve().parents[3] / "fixtures" / "dumps"
+SHARED = Path(__file__).resolve().parents[4].parent / "shared"
+TERMS = (
+    "required_affinity_terms",
+    "required_anti_affinity_terms",
+    "preferred_affinity_terms",
+    "preferred_anti_affinity_terms",
+)
+
+
+def test_every_podinfo_of_the_real_dumps_and_the_corpora_is_what_the_pod_alone_gives():
+    """Shared or not, a running pod's PodInfo holds what PodInfo(pod) computes for it."""
+    paths = [*FILES.glob("*.yaml"), *FILES.glob("*.json"), *(SHARED / "conformance" / "public").glob("*.yaml")]
+    assert len(paths) > 100
+    for path in paths:
+        scenario = load_scenario(path.read_bytes())
+        snapshot = Snapshot.from_scenario(scenario)
+        for node in snapshot.node_infos:
+            for info in node.pods:
+                alone = PodInfo(info.pod)
+                for part in ("requests", "non_zero_requests", "host_ports", "claim_keys"):
+                    assert getattr(info, part) == getattr(alone, part), (path.name, info.pod.key, part)
+                for part in TERMS:  # compile_selector is memoized: equal selectors are one Matcher, one repr
+                    assert repr(getattr(info, part)) == repr(getattr(alone, part)), (path.name, info.pod.key, part)
