@@ -378,13 +378,15 @@ def clock_text(ms: int) -> str:
 class StoryAttempt(Wire, kw_only=True):
     """An attempt as the run view's timeline lists it: its cycle, pod and priority, the node it bound
     to or its FailedScheduling message; a run to the end adds when it ended (``timeMs``, ``time``),
-    the pod's attempt number, the nomination, the victims and a failed binding. ``text``: the
-    sentence ``timeline`` prints for it (absent while the attempt is under way)."""
+    the pod's attempt number, the nomination, the victims and a failed binding; a run with steps the
+    step it ran in, as ``timeline --json`` has it. ``text``: the sentence ``timeline`` prints for it
+    (absent while the attempt is under way)."""
 
     cycle: int
     pod: str
     priority: int
     node_name: Optional[str]
+    step: Optional[int] = None
     failed_scheduling_message: Optional[str] = None
     time_ms: Optional[int] = None
     attempt: Optional[int] = None
@@ -480,8 +482,9 @@ class StoryBuilder:
     def add(self, event: Event) -> None:
         payload = event.payload
         if isinstance(payload, CycleStart):
+            step = self.steps[-1].step if self.steps else None
             self.attempts.append(
-                StoryAttempt(cycle=event.cycle, pod=payload.pod, priority=payload.priority, node_name=None)
+                StoryAttempt(cycle=event.cycle, pod=payload.pod, priority=payload.priority, node_name=None, step=step)
             )
         elif isinstance(payload, CycleEnd) and self.attempts:
             cycle_ended(self.attempts[-1], payload)

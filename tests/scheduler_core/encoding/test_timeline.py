@@ -55,6 +55,25 @@ def test_the_timeline_renders_only_the_events_it_reads(path):
     assert skipping.summary()["attempts"]
 
 
+STEPS_FILES = sorted((SHARED / "conformance-steps" / "public").glob("*.yaml"))
+WITHOUT_STEPS = [TIMELINE / f"{case}.yaml" for case in CASES[:3]]
+
+
+@pytest.mark.parametrize("path", STEPS_FILES + WITHOUT_STEPS, ids=lambda path: path.name)
+def test_the_storys_attempts_are_timeline_jsons_on_every_field_it_has(path):
+    """The app's GET /timeline (the story) and the CLI's `timeline --json` of one run: the same
+    attempts, the step each ran in included (a run without steps has no step)."""
+    events = [event.to_json() for event in run_to_the_end(load_scenario(path.read_bytes()))]
+    timeline = TimelineBuilder()
+    for event in events:
+        timeline.add_json(event)
+    cli = timeline.summary()["attempts"]
+    story = run_story(events)["attempts"]
+    assert [{key: attempt.get(key) for key in cli_attempt} for attempt, cli_attempt in zip(story, cli)] == cli
+    assert len(story) == len(cli)
+    assert any("step" in attempt for attempt in cli) == (path in STEPS_FILES)
+
+
 def test_a_preemption_is_told_with_its_victims_and_the_pod_still_pending_is_named():
     story = run_story(stream("preempt_3"))
     preempting = [a for a in story["attempts"] if a.get("victims")]
