@@ -230,7 +230,17 @@ def start_app(var_dir: Path, port: int, extra_env: dict[str, str], log: Path) ->
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        preexec_fn=_die_with_bench if sys.platform.startswith("linux") else None,
     )
+
+
+def _die_with_bench() -> None:
+    """In the app's supervisor, before exec: SIGTERM it when the bench dies, even when the bench is
+    killed (its children die with it: runembedded), so no orphaned app keeps running a run (and
+    restarting the workers killed by hand) while the next measurement is taken."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
 
 
 def wait_until_served(base: str, app: subprocess.Popen[bytes], timeout: float) -> requests.Session:
