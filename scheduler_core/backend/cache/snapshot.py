@@ -279,7 +279,7 @@ def _template_pod_info(pod: Pod, templates: dict[tuple[object, ...], PodInfo]) -
     kubectl dump has statuses). Pods of one template share their spec's decoded values
     (scenario/pods.py's decode_pod), which are looked up by identity first; a real dump's pods
     rarely do (each mounts its own ``kube-api-access-*`` volume), so they are compared by value.
-    150,000 pods of a realistic dump build ~1 % of their PodInfos (all of them before). ``templates``
+    The envelope's 144,000 running pods build 27 PodInfos (62,520 before). ``templates``
     lives while the scenario holds every pod, so the identities it is keyed by are not reused."""
     extra: tuple[object, ...] = ()
     affinity = pod.affinity
