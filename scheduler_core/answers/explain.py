@@ -512,7 +512,19 @@ def _claims(cycle: _Cycle) -> Optional[ClaimsExplanation]:
         return None
     per_node = {node: tuple(picture.get("sentences") or ()) for node, picture in pictures.items()}
     shortfalls = _shortfalls(pictures)
-    return ClaimsExplanation(per_node, shortfalls, _claims_sentence(shortfalls))
+    return ClaimsExplanation(per_node, shortfalls, _claims_sentence(shortfalls, _counters_short(pictures)))
+
+
+def _counters_short(pictures: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The counters (DRAPartitionableDevices) the devices allocated have used up in part, node by
+    node: "gpu-node-1: counter set `gpu-0` of pool ...: 0 of 40Gi memory left"."""
+    return [
+        f"{node}: counter set `{counter['counterSet']}` of pool {counter['pool']}: "
+        f"{counter['left']} of {counter['total']} {counter['counter']} left"
+        for node, picture in pictures.items()
+        for counter in picture.get("counters") or ()
+        if counter["left"] != counter["total"]
+    ]
 
 
 def _shortfalls(pictures: Mapping[str, Mapping[str, Any]]) -> tuple[RequestShortfall, ...]:
@@ -536,7 +548,7 @@ def _shortfalls(pictures: Mapping[str, Mapping[str, Any]]) -> tuple[RequestShort
     )
 
 
-def _claims_sentence(shortfalls: Sequence[RequestShortfall]) -> str:
+def _claims_sentence(shortfalls: Sequence[RequestShortfall], counters_short: Sequence[str] = ()) -> str:
     parts = []
     for s in shortfalls:
         if s.wanted.isdigit() and s.most_free >= int(s.wanted):
@@ -544,6 +556,11 @@ def _claims_sentence(shortfalls: Sequence[RequestShortfall]) -> str:
         parts.append(
             f"request `{s.request}` of claim {s.claim} asks for {s.wanted} device(s) of class "
             f"`{s.device_class}`, and no node has more than {s.most_free} free ({_named(s.best_nodes)})"
+        )
+    if not parts and counters_short:
+        return (
+            "Each request alone finds free devices on some node, but the partitions draw on counters that "
+            "allocated devices have used: " + "; ".join(counters_short) + "."
         )
     if not parts:
         return "Each request alone finds devices on some node, but no node has devices for all of them together."

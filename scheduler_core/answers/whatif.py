@@ -712,8 +712,11 @@ def _holder_evictions(base: _Baseline) -> list[Suggestion]:
     infos = [snapshot.get(name) for name in base.rejected_by[names.DYNAMIC_RESOURCES]]
     nodes = [info.node for info in infos if info is not None]
     options = []
-    skip_unusable = base.scheduler.rules.features.dra_allocator_skips_unusable_pools
-    for listed in node_devices(snapshot.dra, nodes, skip_unusable):
+    features = base.scheduler.rules.features
+    listing = node_devices(
+        snapshot.dra, nodes, features.dra_allocator_skips_unusable_pools, features.enable_dra_partitionable_devices
+    )
+    for listed in listing:
         holders = sorted({d.claim for d in listed.devices if d.claim and wanted.intersection(d.classes)})
         claims = [snapshot.dra.claims[key] for key in holders if key in snapshot.dra.claims]
         if claims:

@@ -3,12 +3,15 @@
 With the release's default feature gates the allocator features are AdminAccess and
 PrioritizedList, so ``NewAllocator`` picks the "incubating" variant (the first whose supported
 features cover those): ``internal/incubating/allocator_incubating.go`` and ``pools_incubating.go``.
-PartitionableDevices, DeviceTaints, ConsumableCapacity and binding conditions are off: slices with
-partitionable fields are skipped, as GatherPools does then. With DeviceTaints on (``device_taints``,
-the DRADeviceTaints gate: on by default in v1.36) a device with a NoSchedule or NoExecute taint that
-the request (or subrequest) does not tolerate is passed over, as allocateDevice does; v1.36's other
-default-on features (ConsumableCapacity, DeviceBindingAndStatus, PartitionableDevices) change nothing
-for the objects the loader lets through (it refuses their fields while they are on). v1.36's
+PartitionableDevices, DeviceTaints, ConsumableCapacity and binding conditions are off. With
+DeviceTaints on (``device_taints``, the DRADeviceTaints gate: on by default in v1.36) a device with a
+NoSchedule or NoExecute taint that the request (or subrequest) does not tolerate is passed over, as
+allocateDevice does. With PartitionableDevices on (``partitionable``: v1.36's default, v1.35's with
+the gate) a pool's counter sets come from its counter slices (gathered for every node), a device that
+consumes counters is taken only while they have room (checkAvailableCounters), and a device of a
+slice with perDeviceNodeSelection is a candidate only on the nodes it names. v1.36's other default-on
+features (ConsumableCapacity, DeviceBindingAndStatus) change nothing for the objects the loader lets
+through (it refuses their fields while they are on). v1.36's
 incubating variant also sorts the pools by driver and pool name and each pool's slices by name
 (``sort_pools``); its stable variant, picked when only the features it supports are on, does not.
 
@@ -23,14 +26,16 @@ visited in the order their first slice appears (the release collects them in a G
 from __future__ import annotations
 
 import operator
+from fractions import Fraction
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Callable, Container, Optional, Sequence
 
 from scheduler_core.dra.cel import CelRuntimeError, compile_selector
 from scheduler_core.framework.dra_state import SelectorCache
 from scheduler_core.model.labels import node_selector_matches
 from scheduler_core.model import (
     ALLOCATION_MODE_ALL,
+    CounterSet,
     ALLOCATION_MODE_EXACT_COUNT,
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocationResult,
@@ -71,25 +76,54 @@ class AllocationError(Exception):
 class Pool:
     driver: str
     name: str
-    slices: list[ResourceSlice] = field(default_factory=list)  # those targeting the node
+    slices: list[ResourceSlice] = field(default_factory=list)  # those with devices targeting the node
     incomplete: bool = False
     invalid: bool = False
     invalid_reason: str = ""
+    # DRAPartitionableDevices: the pool's counter sets by name, and its device slices that do not
+    # target the node (their allocated devices consume the same counters).
+    counter_sets: dict[str, CounterSet] = field(default_factory=dict)
+    slices_not_targeting: list[ResourceSlice] = field(default_factory=list)
 
     @property
     def pool_id(self) -> str:
         return f"{self.driver}/{self.name}"
 
 
+def node_matches(
+    node_name: str, all_nodes: bool, selector: Optional[NodeSelector], node: Optional[Node]
+) -> Optional[bool]:
+    """NodeMatches: by node name, all nodes or a node selector; None when none of them is set."""
+    if node_name:
+        return node is not None and node.name == node_name
+    if all_nodes:
+        return True
+    if selector is not None:
+        return node is not None and node_selector_matches(selector, node)
+    return None
+
+
 def slice_matches_node(slice_: ResourceSlice, node: Optional[Node]) -> Optional[bool]:
     """NodeMatches for a slice; None when the slice names no node selection (unknown extension)."""
-    if slice_.node_name:
-        return node is not None and node.name == slice_.node_name
-    if slice_.all_nodes:
+    return node_matches(slice_.node_name, slice_.all_nodes, slice_.node_selector, node)
+
+
+def device_matches_node(device: Device, node: Optional[Node]) -> bool:
+    """NodeMatches for a device of a slice with perDeviceNodeSelection."""
+    return bool(node_matches(device.node_name, device.all_nodes, device.node_selector, node))
+
+
+def _relevant(slice_: ResourceSlice, node: Optional[Node], partitionable: bool) -> bool:
+    """Whether GatherPools takes the slice for the node: a slice of counter sets always (with
+    DRAPartitionableDevices on), else by its node selection or, per device, by any device's."""
+    if slice_.partitionable and not partitionable:
+        return False
+    if slice_.shared_counters:
         return True
-    if slice_.node_selector is not None:
-        return node is not None and node_selector_matches(slice_.node_selector, node)
-    return None
+    matches = slice_matches_node(slice_, node)
+    if matches is not None:
+        return matches
+    return slice_.per_device_node_selection and any(device_matches_node(d, node) for d in slice_.devices)
 
 
 def gather_pools(
@@ -98,6 +132,7 @@ def gather_pools(
     candidates: Optional[list[ResourceSlice]] = None,
     sort_by_name: bool = False,
     skip_unusable: bool = True,
+    partitionable: bool = False,
 ) -> list[Pool]:
     """GatherPools: the pools with devices for this node, the newest generation of each; a pool
     missing some of its slices is incomplete, one with a duplicate device name invalid.
@@ -107,12 +142,12 @@ def gather_pools(
     slices in name order; before, pools come in the order their first slice appears (the release:
     Go map order) and slices as listed. ``skip_unusable`` False: before v1.35 (release/code.py:
     dra_allocator_skips_unusable_pools) a pool is the newest generation of the slices that target
-    the node, incomplete when they are fewer than its slice count, and keeps its slices either way."""
+    the node, incomplete when they are fewer than its slice count, and keeps its slices either way.
+    ``partitionable`` (DRAPartitionableDevices, replayed from v1.35): a pool's counter-set slices
+    are gathered for every node and checked with its devices' consumption (buildPool)."""
     targeting: dict[tuple[str, str], list[ResourceSlice]] = {}
     for slice_ in slices if candidates is None else candidates:
-        if slice_.partitionable:
-            continue  # PartitionableDevices is off
-        if slice_matches_node(slice_, node):
+        if _relevant(slice_, node, partitionable):
             _add_slice(targeting, slice_)
     pools: list[Pool] = []
     for (driver, name), members in targeting.items():
@@ -126,6 +161,7 @@ def gather_pools(
             pool.slices = members
             pools.append(pool)
             continue
+        everything: Optional[list[ResourceSlice]] = None
         if len(members) != members[0].slice_count:
             newer = any(s.driver == driver and s.pool == name and s.generation > generation for s in slices)
             if newer:
@@ -135,15 +171,65 @@ def gather_pools(
                 pool.incomplete = True
                 pools.append(pool)
                 continue
-        duplicate = _duplicate_device(members)
-        if duplicate is not None:
-            pool.invalid, pool.invalid_reason = True, f"duplicate device name {duplicate}"
-        else:
-            pool.slices = sorted(members, key=lambda s: s.name) if sort_by_name else members
+        _build_pool(pool, members, everything, sort_by_name, partitionable)
         pools.append(pool)
     if sort_by_name:
         pools.sort(key=lambda pool: (pool.driver, pool.name))
     return pools
+
+
+def _build_pool(
+    pool: Pool,
+    members: list[ResourceSlice],
+    everything: Optional[list[ResourceSlice]],
+    sort_by_name: bool,
+    partitionable: bool,
+) -> None:
+    """buildPool: the pool's device slices (its counter sets apart), or why it is invalid."""
+    ordered = sorted(members, key=lambda s: s.name) if sort_by_name else members
+    device_slices = [s for s in ordered if not s.shared_counters] if partitionable else ordered
+    duplicate = _duplicate_device(device_slices)
+    if duplicate is not None:
+        pool.invalid, pool.invalid_reason = True, f"duplicate device name {duplicate}"
+        return
+    if partitionable:
+        counter_sets, problem = _counter_sets([s for s in ordered if s.shared_counters])
+        problem = problem or _consumption_problem(counter_sets, ordered)
+        others: list[ResourceSlice] = []
+        if not problem and everything is not None and len(everything) != len(members):
+            taken = {s.name for s in members}
+            others = [s for s in everything if s.name not in taken]
+            problem = _consumption_problem(counter_sets, others)
+        if problem:
+            pool.invalid, pool.invalid_reason = True, problem
+            return
+        pool.counter_sets, pool.slices_not_targeting = counter_sets, others
+    pool.slices = device_slices
+
+
+def _counter_sets(slices: list[ResourceSlice]) -> tuple[dict[str, CounterSet], str]:
+    """getAndValidateCounterSets: the pool's counter sets by name, or the duplicate's problem."""
+    found: dict[str, CounterSet] = {}
+    for slice_ in slices:
+        for counter_set in slice_.shared_counters:
+            if counter_set.name in found:
+                return {}, f"duplicate counter set name {counter_set.name}"
+            found[counter_set.name] = counter_set
+    return found, ""
+
+
+def _consumption_problem(counter_sets: dict[str, CounterSet], slices: list[ResourceSlice]) -> str:
+    """validateDeviceCounterConsumption: every counter a device consumes exists in its pool."""
+    for slice_ in slices:
+        for device in slice_.devices:
+            for consumption in device.consumes_counters:
+                counter_set = counter_sets.get(consumption.counter_set)
+                if counter_set is None:
+                    return f"counter set {consumption.counter_set} not found"
+                for counter in consumption.counters:  # the release walks a Go map: SchedLab, written order
+                    if counter not in counter_set.counters:
+                        return f"counter {counter} not found in counter set {counter_set.name}"
+    return ""
 
 
 def _add_slice(pools: dict[tuple[str, str], list[ResourceSlice]], slice_: ResourceSlice) -> None:
@@ -191,7 +277,7 @@ class RequestData:
     request: Request
     device_class: Optional[DeviceClass]
     num_devices: int = 0
-    all_devices: list[tuple[DeviceId, Device, ResourceSlice]] = field(default_factory=list)
+    all_devices: list[tuple[DeviceId, Device, ResourceSlice, Pool]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -199,6 +285,7 @@ class _Candidate:
     device_id: DeviceId
     device: Device
     slice: ResourceSlice
+    pool: Pool
 
 
 class _MatchAttribute:
@@ -346,9 +433,15 @@ class Allocator:
         device_taints: bool = False,
         sort_pools: bool = False,
         skips_unusable_pools: bool = True,
+        partitionable: bool = False,
     ) -> None:
         self.allocated = allocated
         self.device_taints = device_taints  # features.DeviceTaints (DRADeviceTaints)
+        self.partitionable = partitionable  # features.PartitionableDevices (DRAPartitionableDevices)
+        # availableCounters: per pool, its counters less what allocated devices consume, computed
+        # when a device of the pool first consumes counters and kept for the allocator's life (one
+        # cycle, every node). Keyed by the pool's name alone, as the release keys it.
+        self.available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
         self.sort_pools = sort_pools  # v1.36's incubating/experimental GatherPools (gather_pools)
         # v1.35 on: incomplete and invalid pools are passed over (an invalid one said only when
         # nothing fits); before, an incomplete pool's devices are allocated and reaching an
@@ -365,7 +458,7 @@ class Allocator:
         self._by_node: dict[str, list[tuple[int, ResourceSlice]]] = {}
         self._anywhere: list[tuple[int, ResourceSlice]] = []
         for position, slice_ in enumerate(slices):
-            if slice_.node_name:
+            if slice_.node_name and not slice_.shared_counters:
                 self._by_node.setdefault(slice_.node_name, []).append((position, slice_))
             else:
                 self._anywhere.append((position, slice_))
@@ -384,7 +477,7 @@ class Allocator:
         kept = self._pools.get(node.name)
         if kept is not None and kept[0] is node:
             return kept[1]
-        pools = gather_pools(self.slices, node, self.candidates(node), self.sort_pools, self.skips_unusable_pools)
+        pools = self._gather(node)
         self._pools[node.name] = (node, pools)
         return pools
 
@@ -399,7 +492,7 @@ class Allocator:
             and kept.slice_count == len(self.slices)
         ):
             return kept
-        pools = gather_pools(self.slices, node, self.candidates(node), self.sort_pools, self.skips_unusable_pools)
+        pools = self._gather(node)
         devices = frozenset(
             (pool.driver, pool.name, device.name)
             for pool in pools
@@ -408,6 +501,11 @@ class Allocator:
         )
         kept = self.memo.pools[node.name] = _NodePools(node, self.slices, len(self.slices), pools, devices)
         return kept
+
+    def _gather(self, node: Node) -> list[Pool]:
+        return gather_pools(
+            self.slices, node, self.candidates(node), self.sort_pools, self.skips_unusable_pools, self.partitionable
+        )
 
     def _specs_and_classes(
         self, claims: list[ResourceClaim]
@@ -428,6 +526,10 @@ class Allocator:
         if self.memo is None:
             return _Run(self, node, claims).allocate()
         node_pools = self._node_pools(node)
+        if any(pool.counter_sets for pool in node_pools.pools):
+            # Counters read devices of other nodes and this cycle's first view of a pool (by
+            # name): never kept.
+            return _Run(self, node, claims).allocate()
         specs, classes = self._specs_and_classes(claims)
         in_use = node_pools.devices & self.allocated
         kept = self.memo.answers.get(node.name)
@@ -462,7 +564,9 @@ class _Run:
         self.constraints: list[list[_MatchAttribute]] = []
         self.matches: dict[tuple[DeviceId, int, int, int], bool] = {}
         self.allocating: dict[DeviceId, set[int]] = {}
-        self.results: list[list[tuple[Request, DeviceId, ResourceSlice]]] = [[] for _ in claims]
+        self.results: list[list[tuple[Request, DeviceId, ResourceSlice, Device]]] = [[] for _ in claims]
+        # consumedCounters: per pool name, what this call's chosen devices consume
+        self.consumed: dict[str, dict[str, dict[str, Fraction]]] = {}
 
     def allocate(self) -> Optional[list[AllocationResult]]:
         self.pools = self.owner.pools(self.node)
@@ -555,8 +659,8 @@ class _Run:
                 for slice_ in pool.slices:
                     for device in slice_.devices:
                         device_id = (slice_.driver, slice_.pool, device.name)
-                        if self._selectable(key, data, device_id, device):
-                            data.all_devices.append((device_id, device, slice_))
+                        if self._selectable(key, data, device_id, device, slice_):
+                            data.all_devices.append((device_id, device, slice_, pool))
             data.num_devices = len(data.all_devices)
         else:
             raise AllocationError(f"claim {claim.key}, request {request.name}: unsupported count mode {request.mode}")
@@ -574,8 +678,11 @@ class _Run:
 
     # ------------------------------------------------------------------ selection
 
-    def _selectable(self, key: tuple[int, int, int], data: RequestData, device_id: DeviceId, device: Device) -> bool:
-        """isSelectable: the class's selectors, then the request's (results cached per request)."""
+    def _selectable(
+        self, key: tuple[int, int, int], data: RequestData, device_id: DeviceId, device: Device, slice_: ResourceSlice
+    ) -> bool:
+        """isSelectable: the class's selectors, then the request's, then (perDeviceNodeSelection)
+        the device's own node selection (results cached per request)."""
         cache_key = (device_id, *key)
         known = self.matches.get(cache_key)
         if known is not None:
@@ -594,6 +701,8 @@ class _Run:
             match = selectors_match(
                 f"claim {claim.key}", data.request.selectors, device_id, device, self.owner.selector_cache
             )
+        if match and slice_.per_device_node_selection:
+            match = device_matches_node(device, self.node)
         self.matches[cache_key] = match
         return match
 
@@ -627,8 +736,8 @@ class _Run:
         if len(self.results[claim_index]) + data.num_devices - device_index > ALLOCATION_RESULTS_MAX_SIZE:
             raise _MaxSizeExceeded()
         if all_devices:
-            device_id, device, slice_ = data.all_devices[device_index]
-            undo = self._allocate_device(claim_index, key, _Candidate(device_id, device, slice_), must=True)
+            device_id, device, slice_, pool = data.all_devices[device_index]
+            undo = self._allocate_device(claim_index, key, _Candidate(device_id, device, slice_, pool), must=True)
             if undo is None:
                 return False
             try:
@@ -652,9 +761,11 @@ class _Run:
                         continue
                     if not request.admin_access and self._in_use(device_id):
                         continue
-                    if not self._selectable(key, data, device_id, device):
+                    if not self._selectable(key, data, device_id, device, slice_):
                         continue
-                    undo = self._allocate_device(claim_index, key, _Candidate(device_id, device, slice_), must=False)
+                    undo = self._allocate_device(
+                        claim_index, key, _Candidate(device_id, device, slice_, pool), must=False
+                    )
                     if undo is None:
                         continue
                     try:
@@ -698,13 +809,18 @@ class _Run:
             return None
         if not request.admin_access and self._in_use(device_id):
             return None
+        consumes = candidate.device.consumes_counters
+        if consumes and (not self.owner.partitionable or not self._take_counters(candidate)):
+            return None
         # Might be tainted, in which case the taint has to be tolerated (checked only with the feature on).
         if self.owner.device_taints and taint_prevents_allocation(candidate.device, request.tolerations):
+            self._give_counters(candidate)
             return None
         base, sub = (request.parent, request.name) if request.parent else (request.name, "")
         constraints = self.constraints[claim_index]
         for index, constraint in enumerate(constraints):
             if not constraint.add(base, sub, candidate.device, device_id):
+                self._give_counters(candidate)
                 if must:
                     claim = self.claims[claim_index]
                     raise AllocationError(
@@ -716,7 +832,7 @@ class _Run:
                 return None
         self.allocating.setdefault(device_id, set()).add(claim_index)
         results = self.results[claim_index]
-        results.append((request, device_id, candidate.slice))
+        results.append((request, device_id, candidate.slice, candidate.device))
         size = len(results) - 1
 
         def undo() -> None:
@@ -724,17 +840,69 @@ class _Run:
                 constraint.remove(base, sub)
             self.allocating[device_id].discard(claim_index)
             del results[size:]
+            self._give_counters(candidate)
 
         return undo
+
+    # ------------------------------------------------------------------ counters
+
+    def _take_counters(self, candidate: _Candidate) -> bool:
+        """checkAvailableCounters: count the device's consumption in, and take it back out when
+        some counter of its pool would then be exceeded."""
+        pool_name = candidate.pool.name
+        available = self.owner.available_counters.get(pool_name)
+        if available is None:
+            available = self.owner.available_counters[pool_name] = self._available(candidate.pool)
+        consumed = self.consumed.setdefault(pool_name, {})
+        for consumption in candidate.device.consumes_counters:
+            counters = consumed.setdefault(consumption.counter_set, {})
+            for name, amount in consumption.counters.items():
+                counters[name] = counters.get(name, Fraction(0)) + amount
+        for set_name, counters in available.items():
+            used = consumed.get(set_name, {})
+            if any(amount < used.get(name, Fraction(0)) for name, amount in counters.items()):
+                self._give_counters(candidate)
+                return False
+        return True
+
+    def _give_counters(self, candidate: _Candidate) -> None:
+        """deallocateCountersForDevice."""
+        if not candidate.device.consumes_counters:
+            return
+        consumed = self.consumed.get(candidate.pool.name, {})
+        for consumption in candidate.device.consumes_counters:
+            counters = consumed.setdefault(consumption.counter_set, {})
+            for name, amount in consumption.counters.items():
+                counters[name] = counters.get(name, Fraction(0)) - amount
+
+    def _available(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
+        return counters_left(pool, self.owner.allocated)
 
     # ------------------------------------------------------------------ results
 
     def _result(self, claim_index: int) -> AllocationResult:
         devices = tuple(
             DeviceResult(request.full_name, *device_id, admin_access=True if request.admin_access else None)
-            for request, device_id, _ in self.results[claim_index]
+            for request, device_id, _, _ in self.results[claim_index]
         )
-        return AllocationResult(devices, _node_selector([slice_ for _, _, slice_ in self.results[claim_index]]))
+        chosen = [(slice_, device) for _, _, slice_, device in self.results[claim_index]]
+        return AllocationResult(devices, _node_selector(chosen, self.node.name))
+
+
+def counters_left(pool: Pool, allocated: Container[DeviceId]) -> dict[str, dict[str, Fraction]]:
+    """A pool's counters less what its allocated devices (on this node or others) consume, by counter
+    set; possibly negative, which leaves nothing to take (checkAvailableCounters' availableCounters)."""
+    available = {name: dict(counter_set.counters) for name, counter_set in pool.counter_sets.items()}
+    for slice_ in (*pool.slices, *pool.slices_not_targeting):
+        for device in slice_.devices:
+            if (slice_.driver, slice_.pool, device.name) not in allocated:
+                continue
+            for consumption in device.consumes_counters:
+                counters = available.get(consumption.counter_set, {})
+                for name, amount in consumption.counters.items():
+                    if name in counters:
+                        counters[name] -= amount
+    return available
 
 
 def taint_prevents_allocation(device: Device, tolerations: tuple[DeviceToleration, ...]) -> bool:
@@ -747,17 +915,18 @@ def taint_prevents_allocation(device: Device, tolerations: tuple[DeviceToleratio
     )
 
 
-def _node_selector(slices: list[ResourceSlice]) -> Optional[NodeSelector]:
-    """createNodeSelector: the node of a node-local device, else the slices' selectors merged,
-    else none (available everywhere)."""
+def _node_selector(chosen: list[tuple[ResourceSlice, Device]], node_name: str) -> Optional[NodeSelector]:
+    """createNodeSelector: the node allocated for when a device is node-local, else the selectors
+    merged (a slice's, or with perDeviceNodeSelection the device's), else none (available everywhere)."""
     fields: list[NodeSelectorRequirement] = []
     expressions: list[NodeSelectorRequirement] = []
-    for slice_ in slices:
-        if slice_.node_name:
+    for slice_, device in chosen:
+        per_device = slice_.per_device_node_selection
+        if device.node_name if per_device else slice_.node_name:
             return NodeSelector(
-                (NodeSelectorTerm(match_fields=(NodeSelectorRequirement(FIELD_NODE_NAME, "In", (slice_.node_name,)),)),)
+                (NodeSelectorTerm(match_fields=(NodeSelectorRequirement(FIELD_NODE_NAME, "In", (node_name,)),)),)
             )
-        selector = slice_.node_selector
+        selector = device.node_selector if per_device else slice_.node_selector
         if selector is not None and len(selector.terms) == 1:
             _merge(selector.terms[0].match_fields, fields)
             _merge(selector.terms[0].match_expressions, expressions)

@@ -15,7 +15,7 @@ from typing import Optional, Union
 
 from msgspec.structs import force_setattr
 
-from scheduler_core.dra.allocator import AllocationError, gather_pools, selectors_match
+from scheduler_core.dra.allocator import AllocationError, device_matches_node, gather_pools, selectors_match
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.model import Device, DeviceRequest, Node, Pod, ResourceClaim, Scenario, Version
 from scheduler_core.util.wire import Wire
@@ -52,17 +52,22 @@ class PodClaim(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     reserved_for: tuple[str, ...]
 
 
-def node_devices(dra: DraState, nodes: list[Node], skip_unusable: bool = True) -> list[NodeDevices]:
+def node_devices(
+    dra: DraState, nodes: list[Node], skip_unusable: bool = True, partitionable: bool = False
+) -> list[NodeDevices]:
     """Every node's devices, in node order, then slice order: the pools as the release's allocator
     gathers them (``skip_unusable``: the release's dra_allocator_skips_unusable_pools; before v1.35
-    an incomplete pool's slices that target the node are kept)."""
+    an incomplete pool's slices that target the node are kept; ``partitionable``:
+    DRAPartitionableDevices, a device of a slice with perDeviceNodeSelection under its own nodes)."""
     holders = dra.device_holders()
     result = []
     for node in nodes:
         entries = []
-        for pool in gather_pools(dra.slices, node, skip_unusable=skip_unusable):
+        for pool in gather_pools(dra.slices, node, skip_unusable=skip_unusable, partitionable=partitionable):
             for slice_ in pool.slices:
                 for device in slice_.devices:
+                    if slice_.per_device_node_selection and not device_matches_node(device, node):
+                        continue
                     device_id = (slice_.driver, slice_.pool, device.name)
                     holder = holders.get(device_id)
                     entries.append(
@@ -131,6 +136,10 @@ def scenario_devices(scenario: Scenario) -> tuple[list[NodeDevices], dict[str, l
     if not (scenario.dra.slices or scenario.dra.claims):
         return [], {}
     dra = DraState.as_listed(scenario.dra)
-    skip_unusable = scenario.rules.features.dra_allocator_skips_unusable_pools
-    devices = node_devices(dra, list(scenario.nodes), skip_unusable) if scenario.dra.slices else []
+    features = scenario.rules.features
+    skip_unusable, partitionable = (
+        features.dra_allocator_skips_unusable_pools,
+        features.enable_dra_partitionable_devices,
+    )
+    devices = node_devices(dra, list(scenario.nodes), skip_unusable, partitionable) if scenario.dra.slices else []
     return devices, {pod.key: pod_claims(dra, pod) for pod in scenario.pods if pod.claim_sources}

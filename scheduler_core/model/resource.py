@@ -80,11 +80,34 @@ class DeviceToleration:
 
 
 @dataclass(frozen=True, slots=True)
+class CounterSet:
+    """A slice's ``sharedCounters`` entry (DRAPartitionableDevices): counters the devices of its
+    pool draw from, each a quantity."""
+
+    name: str
+    counters: dict[str, Fraction] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CounterConsumption:
+    """A device's ``consumesCounters`` entry: what allocating it takes from a counter set of its pool."""
+
+    counter_set: str
+    counters: dict[str, Fraction] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class Device:
     name: str
     attributes: dict[str, AttributeValue] = field(default_factory=dict)  # qualified name -> value
     capacity: dict[str, Fraction] = field(default_factory=dict)  # qualified name -> quantity
     taints: tuple[DeviceTaint, ...] = ()  # kept only while DRADeviceTaints is on
+    # DRAPartitionableDevices (kept only while it is on): the counters allocating it consumes, and
+    # its own node selection when its slice has ``perDeviceNodeSelection``.
+    consumes_counters: tuple[CounterConsumption, ...] = ()
+    node_name: str = ""
+    node_selector: Optional[NodeSelector] = None
+    all_nodes: bool = False
 
     def attribute(self, driver: str, fully_qualified: str) -> Optional[AttributeValue]:
         """lookupAttribute: the fully qualified name, or the bare id when the domain is the driver."""
@@ -113,6 +136,8 @@ class ResourceSlice:
     doc_index: int = 0
     line: Optional[int] = None
     resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
+    shared_counters: tuple[CounterSet, ...] = ()  # kept only while DRAPartitionableDevices is on
+    per_device_node_selection: bool = False  # kept only while DRAPartitionableDevices is on
 
 
 @dataclass(frozen=True, slots=True)

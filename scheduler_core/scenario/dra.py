@@ -8,9 +8,10 @@ Fields of feature gates are recorded while reading (``GatedField``), before the 
 once the loader has chosen it, ``apply_release`` settles each as that release's API server does
 (pkg/registry/resource/*/strategy.go, dropDisabledFields on create): a field whose gate is off is
 dropped and named in a notice; one whose gate is on is kept. Kept fields of DRADeviceTaints (device
-taints, request tolerations) are validated then and replayed by the allocator. Kept fields of the
-features SchedLab does not replay — DRAPartitionableDevices (sharedCounters, consumesCounters,
-perDeviceNodeSelection, per-device node selection), DRAConsumableCapacity
+taints, request tolerations) and, from v1.35, of DRAPartitionableDevices (sharedCounters,
+consumesCounters, perDeviceNodeSelection, per-device node selection) are validated then and
+replayed by the allocator. Kept fields of the features SchedLab does not replay —
+DRAPartitionableDevices before v1.35, DRAConsumableCapacity
 (allowMultipleAllocations, capacity requestPolicy, request capacity, distinctAttribute, an
 allocation's shareID and consumedCapacity), DRAExtendedResource (a class's extendedResourceName)
 and DRADeviceBindingConditions (bindingConditions, bindingFailureConditions, bindsToNode) — make
@@ -20,8 +21,9 @@ the load fail with an error naming the field, the release and the gate, never a 
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 from dataclasses import dataclass, replace
-from typing import Callable, Optional
+from typing import Callable, Optional, TypeVar
 
 from scheduler_core.dra.cel import compile_selector, parse_semver
 from scheduler_core.dra.cel import SELECTOR_MAX_COST
@@ -40,6 +42,8 @@ from scheduler_core.model import (
     AttributeValue,
     ClaimSpec,
     ConsumerRef,
+    CounterConsumption,
+    CounterSet,
     Device,
     DeviceClass,
     DeviceConstraint,
@@ -50,6 +54,7 @@ from scheduler_core.model import (
     DraObjects,
     ExactRequest,
     Namespace,
+    NodeSelector,
     Pod,
     ResourceClaim,
     ResourceClaimTemplate,
@@ -98,23 +103,30 @@ TOLERATION_OPERATORS = (TOLERATION_OP_EQUAL, TOLERATION_OP_EXISTS)  # validDevic
 DEVICE_TAINTS = "DRADeviceTaints"
 TAINT_RULES = "DRADeviceTaintRules"
 EXTENDED_RESOURCE = "DRAExtendedResource"
+PARTITIONABLE = "DRAPartitionableDevices"
 DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
-# The gates whose kept fields SchedLab replays; the kept fields of any other gate are refused.
-REPLAYED_GATES = frozenset({DEVICE_TAINTS})
+# The gates whose kept fields SchedLab replays, each from the minor release its replay follows;
+# the kept fields of any other gate (or of these before that release) are refused.
+# DRAPartitionableDevices: v1.35's model (counter sets in slices of their own, per-device node
+# selection) is the one replayed; v1.33 and v1.34 let a slice hold both, and are refused.
+REPLAYED_GATES = {DEVICE_TAINTS: 0, PARTITIONABLE: 35}
+MAX_COUNTER_SETS = 8  # ResourceSliceMaxCounterSets
+MAX_COUNTERS_PER_SET = 32  # ResourceSliceMaxCountersPerCounterSet
+MAX_CONSUMPTIONS_PER_DEVICE = 2  # ResourceSliceMaxDeviceCounterConsumptionsPerDevice
+MAX_COUNTERS_PER_CONSUMPTION = 32  # ResourceSliceMaxCountersPerDeviceCounterConsumption
 # A slice's binding conditions are kept only with DRAResourceClaimDeviceStatus on too
 # (resourceslice/strategy.go: dropDisabledDRADeviceBindingConditionsFields).
 _BINDING = ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
 
 # (field, gates that must all be on for the API server to keep it; the first names it).
 _SLICE_GATED = (
-    ("sharedCounters", ("DRAPartitionableDevices",)),
-    ("perDeviceNodeSelection", ("DRAPartitionableDevices",)),
+    ("sharedCounters", (PARTITIONABLE,)),
+    ("perDeviceNodeSelection", (PARTITIONABLE,)),
+)
+_DEVICE_PARTITIONABLE = tuple(
+    (key, (PARTITIONABLE,)) for key in ("consumesCounters", "nodeName", "nodeSelector", "allNodes")
 )
 _DEVICE_GATED = (
-    ("consumesCounters", ("DRAPartitionableDevices",)),
-    ("nodeName", ("DRAPartitionableDevices",)),
-    ("nodeSelector", ("DRAPartitionableDevices",)),
-    ("allNodes", ("DRAPartitionableDevices",)),
     ("bindingConditions", _BINDING),
     ("bindingFailureConditions", _BINDING),
     ("bindsToNode", _BINDING),
@@ -154,6 +166,7 @@ class GatedField:
     line: Optional[int]
     file: Optional[str]
     errors: tuple[DeferredError, ...] = ()
+    when_dropped: tuple[ScenarioError, ...] = ()  # errors the API server reports only when it drops the field
 
     @property
     def gate(self) -> str:
@@ -464,6 +477,7 @@ def _resource_slice(obj: Field, meta: Metadata, doc_index: int, gated: list[Gate
         generation = _bounded_int(pool, "generation", 0, "must be greater than or equal to zero")
         count = _bounded_int(pool, "resourceSliceCount", 1, "must be greater than zero")
     partitionable = any(spec.get(key) is not None for key, _ in _SLICE_GATED)
+    first_gated = len(gated)
     _drop(spec, _SLICE_GATED, owner, gated)
     node_name = spec.get_str("nodeName")
     selector_field = spec.get("nodeSelector")
@@ -474,21 +488,34 @@ def _resource_slice(obj: Field, meta: Metadata, doc_index: int, gated: list[Gate
         selector_field.error_at("nodeSelectorTerms", "Invalid value: must have exactly one node selector term")
     all_nodes = _true_or_unset(spec, "allNodes")
     per_device = _true_or_unset(spec, "perDeviceNodeSelection")
-    chosen = sum((bool(node_name), selector_field is not None, all_nodes, per_device))
-    if chosen != 1:
-        spec.error(
-            "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
-            + (", but multiple fields are set" if chosen else "")
-        )
+    # DRAPartitionableDevices' fields are validated only where the API server keeps them.
+    checked, partitionable_errors = _deferred(spec)
+    others = sum((bool(node_name), selector_field is not None, all_nodes))
+    if not per_device:
+        if others != 1:
+            spec.error(_one_node_field(others))
+    else:  # perDeviceNodeSelection counts only where it is kept; where it is dropped the others must do
+        if others:
+            checked.error(_one_node_field(others + 1))
+        if others != 1:
+            _when_dropped(
+                gated,
+                first_gated,
+                ScenarioError(spec.ctx.object, spec.path, spec.line, _one_node_field(others), spec.ctx.file),
+            )
+    counter_sets = _counter_sets(checked.get("sharedCounters"))
+    if checked.get("sharedCounters") is not None and checked.get("devices") is not None:
+        checked.error('invalid value "": only one of `sharedCounters` or `devices` is allowed')
     items = [item for item in spec.get_list("devices") if item.expect_map()]
     if len(items) > MAX_DEVICES_PER_SLICE:
         spec.error_at("devices", f"Too many: {len(items)}: must have at most {MAX_DEVICES_PER_SLICE} items")
         items = []
-    first_gated = len(gated)
-    devices = tuple(_device(item, owner, gated) for item in items)
+    first_device_gated = len(gated)
+    devices = tuple(_device(item, owner, gated, per_device, partitionable_errors) for item in items)
     if len(items) > MAX_DEVICES_PER_SLICE_WITH_TAINTS and any(device.taints for device in devices):
-        _limit_tainted_slice(spec, len(items), gated, first_gated)
+        _limit_tainted_slice(spec, len(items), gated, first_device_gated)
     _duplicates([(device.name, item.get("name") or item) for device, item in zip(devices, items) if device.name])
+    _add_kept_errors(gated, first_gated, _partitionable_limit(spec, devices, partitionable_errors))
     return ResourceSlice(
         meta.name,
         driver,
@@ -499,10 +526,158 @@ def _resource_slice(obj: Field, meta: Metadata, doc_index: int, gated: list[Gate
         selector,
         all_nodes,
         devices,
-        partitionable,
+        partitionable or any(device.consumes_counters for device in devices),
         doc_index,
         obj.line,
+        shared_counters=counter_sets,
+        per_device_node_selection=per_device,
     )
+
+
+def _one_node_field(chosen: int) -> str:
+    """validateResourceSliceSpec's node selection: exactly one field."""
+    return "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required" + (
+        ", but multiple fields are set" if chosen else ""
+    )
+
+
+def _when_dropped(gated: list[GatedField], first: int, error: ScenarioError) -> None:
+    """``error`` is the API server's where it drops the slice's perDeviceNodeSelection (then no node
+    field may be left, or several)."""
+    for index in range(first, len(gated)):
+        entry = gated[index]
+        if entry.path.endswith(".perDeviceNodeSelection"):
+            gated[index] = replace(entry, when_dropped=(*entry.when_dropped, error))
+            return
+
+
+def _partitionable_limit(spec: Field, devices: tuple[Device, ...], errors: list[ScenarioError]) -> list[DeferredError]:
+    """The slice's errors of DRAPartitionableDevices' fields: from v1.35 a slice whose devices
+    consume counters holds at most 64 devices (said once: with a tainted device the taints say it)."""
+    deferred = [DeferredError(error) for error in errors]
+    if (
+        len(devices) > MAX_DEVICES_PER_SLICE_WITH_TAINTS
+        and any(device.consumes_counters for device in devices)
+        and not any(device.taints for device in devices)
+    ):
+        field = spec.get("devices") or spec
+        message = f"Too many: {len(devices)}: must have at most {MAX_DEVICES_PER_SLICE_WITH_TAINTS} items"
+        error = ScenarioError(spec.ctx.object, field.path, field.line, message, spec.ctx.file)
+        deferred.append(DeferredError(error, MAX_DEVICES_WITH_TAINTS_SINCE))
+    return deferred
+
+
+def _add_kept_errors(gated: list[GatedField], first: int, errors: list[DeferredError]) -> None:
+    """Give ``errors`` (of DRAPartitionableDevices' fields) to the object's first field of that gate
+    at or after ``first``: every such field is kept or dropped with it."""
+    if not errors:
+        return
+    for index in range(first, len(gated)):
+        entry = gated[index]
+        if entry.gate == PARTITIONABLE:
+            gated[index] = replace(entry, errors=(*entry.errors, *errors))
+            return
+
+
+def _counter_sets(field: Optional[Field]) -> tuple[CounterSet, ...]:
+    """A slice's sharedCounters (validateCounterSet, within validateSet: at most 8, names unique)."""
+    return _named_counters(field, MAX_COUNTER_SETS, "name", CounterSet, MAX_COUNTERS_PER_SET)
+
+
+def _consumptions(field: Optional[Field]) -> tuple[CounterConsumption, ...]:
+    """A device's consumesCounters (validateDeviceCounterConsumption, within validateSet: at most
+    2, counter sets unique)."""
+    return _named_counters(
+        field, MAX_CONSUMPTIONS_PER_DEVICE, "counterSet", CounterConsumption, MAX_COUNTERS_PER_CONSUMPTION
+    )
+
+
+_Named = TypeVar("_Named", CounterSet, CounterConsumption)
+
+
+def _named_counters(
+    field: Optional[Field], limit: int, key: str, make: Callable[[str, dict[str, Fraction]], _Named], counters: int
+) -> tuple[_Named, ...]:
+    """A list (at most ``limit``) of entries named by ``key`` (a DNS label, unique), each with its
+    ``counters`` (at most ``counters``)."""
+    if field is None:
+        return ()
+    items = field.items()
+    if len(items) > limit:
+        field.error(f"Too many: {len(items)}: must have at most {limit} items")
+        return ()
+    found = []
+    for item in items:
+        if not item.expect_map():
+            continue
+        name = _required_name(item, key, is_dns1123_label)
+        found.append((name, item, make(name, _counters(item, counters))))
+    _duplicates([(name, item) for name, item, _ in found if name])
+    return tuple(entry for _, _, entry in found)
+
+
+def _counters(parent: Field, limit: int) -> dict[str, Fraction]:
+    """A counter set's or a consumption's ``counters``: a required, non-empty map of at most ``limit``
+    counters, each a DNS label with a quantity ``value`` (any quantity is valid)."""
+    field = parent.get_map("counters")
+    entries = list(field.entries()) if field is not None else []
+    if field is None or not entries:
+        parent.error_at("counters", "Required value")
+        return {}
+    if len(entries) > limit:
+        field.error(f"Too many: {len(entries)}: must have at most {limit} items")
+        return {}
+    counters: dict[str, Fraction] = {}
+    for key, counter in entries:
+        check(field, key, is_dns1123_label(key))
+        if not counter.expect_map():
+            continue
+        value = counter.get("value")
+        amount = read_quantity(value) if value is not None else Fraction(0)  # absent: the zero Quantity
+        if amount is not None:
+            counters[key] = amount
+    return counters
+
+
+_PER_DEVICE_ONE = (
+    "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` "
+    "is set to true in the ResourceSlice spec"
+)
+
+
+def _device_node_selection(item: Field, per_device: bool) -> tuple[str, Optional[NodeSelector], bool]:
+    """A device's own nodeName, nodeSelector or allNodes (exactly one when its slice has
+    perDeviceNodeSelection, none otherwise)."""
+    name_field, selector_field, all_field = (item.get(key) for key in ("nodeName", "nodeSelector", "allNodes"))
+    if not per_device:
+        if name_field is not None or selector_field is not None or all_field is not None:
+            item.error(
+                "invalid value null: `nodeName`, `nodeSelector` and `allNodes` can only be set if "
+                "`perDeviceNodeSelection` is set to true in the ResourceSlice spec"
+            )
+        return "", None, False
+    chosen = []
+    node_name = name_field.as_str() if name_field is not None else ""
+    if name_field is not None:
+        if node_name:
+            chosen.append("`nodeName`")
+            check(name_field, node_name, is_dns1123_subdomain(node_name))
+        else:
+            name_field.error('invalid value "": must not be empty')
+    selector = node_selector(selector_field) if selector_field is not None else None
+    if selector_field is not None:
+        chosen.append("`nodeSelector`")
+    all_nodes = all_field.as_bool() if all_field is not None else False
+    if all_field is not None:
+        if all_nodes:
+            chosen.append("`allNodes`")
+        else:
+            all_field.error("invalid value false: must be either unset or set to true")
+    if not chosen:
+        item.error(f"Required value: {_PER_DEVICE_ONE}")
+    elif len(chosen) > 1:
+        item.error(f'invalid value "{{{", ".join(chosen)}}}": {_PER_DEVICE_ONE}')
+    return node_name, selector, all_nodes
 
 
 def _limit_tainted_slice(spec: Field, count: int, gated: list[GatedField], first: int) -> None:
@@ -545,8 +720,16 @@ def _true_or_unset(parent: Field, key: str) -> bool:
     return value
 
 
-def _device(item: Field, owner: str, gated: list[GatedField]) -> Device:
+def _device(
+    item: Field, owner: str, gated: list[GatedField], per_device: bool, partitionable_errors: list[ScenarioError]
+) -> Device:
+    """A slice's device; the errors of its DRAPartitionableDevices fields go to ``partitionable_errors``."""
     name = _required_name(item, "name", is_dns1123_label)
+    _drop(item, _DEVICE_PARTITIONABLE, owner, gated)
+    checked, errors = _deferred(item)
+    consumes = _consumptions(checked.get("consumesCounters"))
+    node_name, selector, all_nodes = _device_node_selection(checked, per_device)
+    partitionable_errors.extend(errors)
     _drop(item, _DEVICE_GATED, owner, gated)
     taints = _taints(item, owner, gated)
     attributes: dict[str, AttributeValue] = {}
@@ -576,7 +759,7 @@ def _device(item: Field, owner: str, gated: list[GatedField]) -> Device:
         amount = read_quantity(amount_field)
         if amount is not None:
             capacity[key] = amount
-    return Device(name, attributes, capacity, taints)
+    return Device(name, attributes, capacity, taints, consumes, node_name, selector, all_nodes)
 
 
 def _attribute(value: Field) -> Optional[AttributeValue]:
@@ -884,10 +1067,12 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
         off = [gate for gate in item.needs if not rules.gates.enabled(gate)]
         if off:
             dropped.append(f"{item.object}: {item.path} ({off[0]})")  # the gate that drops it
-        elif item.gate in REPLAYED_GATES:
+            errors.extend(item.when_dropped)
+        elif _replayed(item.gate, minor):
             errors.extend(deferred.error for deferred in item.errors if deferred.applies(minor))
         else:
-            errors.append(ScenarioError(item.object, item.path, item.line, not_replayed(item.gate, rules), item.file))
+            message = not_replayed(item.gate, rules, _NOT_REPLAYED_USES.get(item.gate, _USES))
+            errors.append(ScenarioError(item.object, item.path, item.line, message, item.file))
     if rules.gates.enabled(TAINT_RULES):
         for rule in reading.taint_rules:
             errors.extend(deferred.error for deferred in rule.errors if deferred.applies(minor))
@@ -902,6 +1087,8 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
     settled = DraObjects(list(objects.classes), list(objects.slices), list(objects.claims), list(objects.templates))
     if not rules.gates.enabled(DEVICE_TAINTS):
         _without_taints(settled)
+    if not rules.gates.enabled(PARTITIONABLE):
+        settled.slices = [_without_partitionable(slice_) for slice_ in settled.slices]
     if rules.gates.enabled(TAINT_RULES) and reading.taint_rules:
         settled.slices = _with_rule_taints(settled.slices, reading.taint_rules)
     return settled, dropped, errors
@@ -947,9 +1134,32 @@ def _result_tolerations(claim: ResourceClaim, request_name: str) -> tuple[Device
     return ()
 
 
-def not_replayed(
-    gate: str, rules: Rules, uses: str = "where the API server keeps this field and the scheduler uses it"
-) -> str:
+_USES = "where the API server keeps this field and the scheduler uses it"
+_NOT_REPLAYED_USES = {
+    PARTITIONABLE: _USES + " (SchedLab replays it from v1.35, whose counter sets have slices of their own)"
+}
+
+
+def _replayed(gate: str, minor: int) -> bool:
+    since = REPLAYED_GATES.get(gate)
+    return since is not None and minor >= since
+
+
+def _without_partitionable(slice_: ResourceSlice) -> ResourceSlice:
+    """The slice as the API server stores it while DRAPartitionableDevices is off: no counter sets,
+    no per-device node selection, no counters consumed (then GatherPools reads it as any other)."""
+    if not slice_.partitionable and not any(
+        device.node_name or device.node_selector is not None or device.all_nodes for device in slice_.devices
+    ):
+        return slice_
+    devices = tuple(
+        replace(device, consumes_counters=(), node_name="", node_selector=None, all_nodes=False)
+        for device in slice_.devices
+    )
+    return replace(slice_, devices=devices, shared_counters=(), per_device_node_selection=False, partitionable=False)
+
+
+def not_replayed(gate: str, rules: Rules, uses: str = _USES) -> str:
     """Why a field of ``gate`` (on in ``rules``) refuses the scenario (``uses``: what the release
     does with it), and the two ways out."""
     release = rules.release

@@ -66,3 +66,27 @@ def test_a_pending_gpu_pod_shows_its_devices_why_no_node_has_enough_and_a_smalle
     expect(page.locator(".outcome.pass")).to_contain_text("Bound to")
     expect(page.locator("table.dra-allocations tbody tr")).to_have_count(2)  # Reserve, then PreBind
     expect(page.locator("table.dra-allocations tbody tr").nth(1)).to_contain_text("default/train-2-gpu")
+
+
+PARTITIONED = (Path(__file__).resolve().parents[2] / "examples" / "dra_partitioned_gpu.yaml").read_text()
+
+
+def test_partitions_show_under_their_nodes_and_a_pending_pod_shows_the_counters_used_up(page):
+    """DRAPartitionableDevices (v1.36, from the kubelets): each node's whole GPU and halves in the
+    devices map; infer-2's Filter step gives each node's counter set as the allocated devices leave it."""
+    created = api_post(page, "/api/scenarios", {"name": "partitioned gpu", "text": PARTITIONED})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/cluster/")
+    section = page.locator("section.devices-by-node")
+    expect(section.locator("h3")).to_have_text("Devices per node (6 device(s), 6 free)")
+
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("valid")
+    run_id = start_run(page)
+    open_step(page, run_id, 3, "Filter")
+    expect(page.locator("tr.dra-counter[data-node=gpu-node-1] .dra-sentence")).to_have_text(
+        "counter set `gpu-0` of pool gpu.example.com/gpu-node-1: 0 of 40Gi memory left"
+    )
+    expect(page.locator("tr[data-node=gpu-node-2][data-request=gpu] .dra-sentence")).to_contain_text(
+        "gpu-node-2 has 0 free"
+    )
+    expect(page.locator(".dra-why")).to_contain_text("the partitions draw on counters that allocated devices have used")

@@ -364,3 +364,19 @@ def test_timeline_keeps_the_collector_off_from_the_read_to_the_runs_first_event(
         if not was_enabled:
             gc.disable()
     assert json.loads(capsys.readouterr().out)
+
+
+def test_the_partitioned_gpu_example_replays_v1_36_counters():
+    """examples/dra_partitioned_gpu.yaml: its kubelets say v1.36, where DRAPartitionableDevices is on:
+    the whole GPU uses its node's counters, the halves of the other node go to two pods, the fourth
+    pod finds free partitions but no counters; as v1.35 (the gate off) the counters are dropped."""
+    example = str(ROOT / "examples" / "dra_partitioned_gpu.yaml")
+    final = json.loads(_run("timeline", example, "--json").stdout)["final"]
+    assert final == {
+        "default/infer-0": "gpu-node-2",
+        "default/infer-1": "gpu-node-2",
+        "default/infer-2": None,
+        "default/train-0": "gpu-node-1",
+    }
+    as_v1_35 = json.loads(_run("timeline", example, "--json", "--release", "v1.35").stdout)["final"]
+    assert None not in as_v1_35.values()

@@ -94,17 +94,35 @@ class RequestVerdict(Wire, frozen=True, omit_defaults=False):  # type: ignore[mi
         return text + (": " + ", ".join(taken) if taken else "")
 
 
+class CounterLeft(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
+    """One counter of a counter set of a pool on the node (DRAPartitionableDevices): its amount and
+    what the devices already allocated leave of it (a partition fits only while its consumption does)."""
+
+    pool: str  # driver/pool
+    counter_set: str
+    counter: str
+    total: str
+    left: str
+
+    def sentence(self) -> str:
+        """ "counter set `gpu-0` of pool gpu.example.com/node-1: 0 of 40Gi memory left"."""
+        return f"counter set `{self.counter_set}` of pool {self.pool}: {self.left} of {self.total} {self.counter} left"
+
+
 class NodePicture(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
-    """A node the plugin judged: its status (None: the node fits), each request's verdict and the
-    verdicts in words (``sentences``, derived: filled in when made)."""
+    """A node the plugin judged: its status (None: the node fits), each request's verdict, the
+    counters its pools' partitions draw on, and the verdicts in words (``sentences``, derived:
+    filled in when made)."""
 
     node: str
     status: Optional[str]
     requests: tuple[RequestVerdict, ...] = ()
+    counters: tuple[CounterLeft, ...] = ()
     sentences: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        force_setattr(self, "sentences", tuple(r.sentence(self.node) for r in self.requests))
+        said = [r.sentence(self.node) for r in self.requests] + [c.sentence() for c in self.counters]
+        force_setattr(self, "sentences", tuple(said))
 
 
 def claim_picture(claim: ResourceClaim, in_flight: bool) -> ClaimPicture:

@@ -23,7 +23,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Mapping, Optional
+from fractions import Fraction
+from typing import Any, ClassVar, Container, Mapping, Optional
 
 import msgspec
 import numpy as np
@@ -36,6 +37,8 @@ from scheduler_core.dra.allocator import (
     Allocator,
     DeviceId,
     Pool,
+    counters_left,
+    device_matches_node,
     gather_pools,
     selectors_match,
     taint_prevents_allocation,
@@ -57,6 +60,7 @@ from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model.labels import node_selector_matches
+from scheduler_core.model.quantity import format_amount
 from scheduler_core.model import (
     ALLOCATION_MODE_ALL,
     FINALIZER,
@@ -69,6 +73,7 @@ from scheduler_core.model import (
     DeviceResult,
     DeviceToleration,
     ExactRequest,
+    Node,
     NodeSelector,
     Pod,
     ResourceClaim,
@@ -76,6 +81,7 @@ from scheduler_core.model import (
     SubRequest,
 )
 from scheduler_core.plugins.dynamic_resources.picture import (
+    CounterLeft,
     DeviceVerdict,
     NodePicture,
     PreFilterPicture,
@@ -253,6 +259,7 @@ class DynamicResources:
                 device_taints=self.features.enable_dra_device_taints,
                 sort_pools=self._sorts_pools(),
                 skips_unusable_pools=self.features.dra_allocator_skips_unusable_pools,
+                partitionable=self.features.enable_dra_partitionable_devices,
             )
         data.claims = list(found)
         data.picture = self._picture(data)
@@ -378,6 +385,7 @@ class DynamicResources:
                     info.node,
                     sort_by_name=self._sorts_pools(),
                     skip_unusable=self.features.dra_allocator_skips_unusable_pools,
+                    partitionable=self.features.enable_dra_partitionable_devices,
                 )
             )
             verdicts = tuple(
@@ -389,7 +397,7 @@ class DynamicResources:
                     matching=()
                     if ask.device_class is None
                     else self._untolerated(
-                        self._matching(data, info.name, pools, ask.device_class, ask.claim, ask.exact.selectors, kept),
+                        self._matching(data, info.node, pools, ask.device_class, ask.claim, ask.exact.selectors, kept),
                         pools,
                         ask.exact.tolerations,
                     ),
@@ -399,7 +407,10 @@ class DynamicResources:
                 )
                 for ask in asked
             )
-            pictures[info.name] = NodePicture(info.name, status.message if status is not None else None, verdicts)
+            counters = _counters_left(pools, data.device_owners)
+            pictures[info.name] = NodePicture(
+                info.name, status.message if status is not None else None, verdicts, counters
+            )
         return pictures
 
     def _sorts_pools(self) -> bool:
@@ -461,7 +472,7 @@ class DynamicResources:
     def _matching(
         self,
         data: _ClaimsState,
-        node: str,
+        node: Node,
         pools: list[Pool],
         device_class: DeviceClass,
         claim: ResourceClaim,
@@ -473,8 +484,8 @@ class DynamicResources:
         holders of its devices do (their keys and claim objects): with ``kept_holds`` they are kept
         per node, class and selectors with the generation at which their pools' devices last
         changed holder (DraState.pools_changed_at)."""
-        key = (node, device_class.name, selectors)
-        accepted = self._node_accepted(key, pools, device_class, claim)
+        key = (node.name, device_class.name, selectors)
+        accepted = self._node_accepted(key, pools, device_class, claim, node)
         stamp = None
         if kept_holds:
             assert data.owners_as_of is not None
@@ -508,7 +519,12 @@ class DynamicResources:
         return verdict
 
     def _node_accepted(
-        self, key: tuple[str, str, tuple[str, ...]], pools: list[Pool], device_class: DeviceClass, claim: ResourceClaim
+        self,
+        key: tuple[str, str, tuple[str, ...]],
+        pools: list[Pool],
+        device_class: DeviceClass,
+        claim: ResourceClaim,
+        node: Node,
     ) -> "_Accepted":
         """The devices of the node's pools the class and selectors (``key``: node, class,
         selectors) accept, in pool and slice order; kept while the pools are the same list (the
@@ -522,6 +538,7 @@ class DynamicResources:
             for pool in pools
             for slice_ in pool.slices
             for accepted in self._accepted(slice_, device_class, claim, selectors)
+            if not slice_.per_device_node_selection or _device_on_node(slice_, accepted[0][2], node)
         ]
         ids = tuple(device_id for device_id, _ in found)
         kept = self._accepted_on_node[key] = _Accepted(
@@ -782,3 +799,27 @@ def new(
     if features.dynamic_resources_scores:
         return ScoringDynamicResources(handle, features)
     return DynamicResources(handle, features)
+
+
+def _device_on_node(slice_: ResourceSlice, name: str, node: Node) -> bool:
+    """Whether a device of a slice with perDeviceNodeSelection is for the node (its own selection)."""
+    return any(device.name == name and device_matches_node(device, node) for device in slice_.devices)
+
+
+def _counters_left(pools: list[Pool], allocated: Container[DeviceId]) -> tuple[CounterLeft, ...]:
+    """Every counter of the counter sets of the pools with devices on the node, with what allocated
+    devices leave of it."""
+    return tuple(
+        CounterLeft(f"{pool.driver}/{pool.name}", set_name, name, _amount(name, total), _amount(name, left[name]))
+        for pool in pools
+        if pool.counter_sets and pool.slices  # a counter-set slice is gathered for every node: its devices' nodes only
+        for set_name, left in counters_left(pool, allocated).items()
+        for name, total in pool.counter_sets[set_name].counters.items()
+    )
+
+
+def _amount(counter: str, value: Fraction) -> str:
+    """A counter's quantity for people: bytes with a binary suffix for a memory counter, else a count."""
+    if value.denominator == 1:
+        return format_amount(counter, int(value))
+    return str(float(value))

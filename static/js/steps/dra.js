@@ -37,11 +37,20 @@ export function filterClaims(ctx) {
   const pictures = payloadOf(ctx, POINT.FILTER)?.pictures;
   if (!pictures) return null;
   const nodes = Object.entries(pictures);
-  const rows = nodes.slice(0, MAX_NODES).flatMap(([node, picture]) => picture.requests.map((request, i) => h(
-    `tr${picture.status ? ".rejected" : ""}`, { dataset: { node, request: request.request } },
-    h("th", { scope: "row" }, node), h("td", request.request), h("td", `${request.free} of ${request.wanted}`),
-    h("td.dra-sentence", picture.sentences[i]),
-    h("td", picture.status ?? "fits"))));
+  const rows = nodes.slice(0, MAX_NODES).flatMap(([node, picture]) => [
+    ...picture.requests.map((request, i) => h(
+      `tr${picture.status ? ".rejected" : ""}`, { dataset: { node, request: request.request } },
+      h("th", { scope: "row" }, node), h("td", request.request), h("td", `${request.free} of ${request.wanted}`),
+      h("td.dra-sentence", picture.sentences[i]),
+      h("td", picture.status ?? "fits"))),
+    // Partitionable devices: the counters each partition draws on, as allocated devices leave them.
+    ...(picture.counters || []).map((counter, i) => h(
+      `tr.dra-counter${picture.status ? ".rejected" : ""}`, { dataset: { node, counterSet: counter.counterSet } },
+      h("th", { scope: "row" }, node), h("td", `counter set ${counter.counterSet}`),
+      h("td", `${counter.left} of ${counter.total} ${counter.counter}`),
+      h("td.dra-sentence", picture.sentences[picture.requests.length + i]),
+      h("td", picture.status ?? "fits"))),
+  ]);
   return section("DynamicResources: devices per request and node",
     ctx.explanation?.claims?.sentence && ctx.explanation.claims.shortfalls.length ? h("p.dra-why", ctx.explanation.claims.sentence) : null,
     h("table.data.dra-requests",

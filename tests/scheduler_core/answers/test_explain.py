@@ -328,3 +328,20 @@ def test_it_says_per_node_what_a_claim_s_request_finds_and_which_node_comes_clos
 
 def test_it_gives_no_claims_explanation_for_a_pod_without_claims():
     assert explain_first(demo("seed_pts_single_constraint")).claims is None
+
+
+def test_free_partitions_without_counters_left_are_explained_by_the_counters():
+    """DRAPartitionableDevices (v1.36): infer-2 finds free halves on both nodes, but the whole GPU and
+    the two halves allocated before it have used each node's 40Gi counter set."""
+    example = (REPO / "examples" / "dra_partitioned_gpu.yaml").read_text()
+    explanation = explain_cycle(cycles_of(example)[3])
+    assert explanation.pod == "default/infer-2" and explanation.outcome == OUTCOME_UNSCHEDULABLE
+    assert (
+        "counter set `gpu-0` of pool gpu.example.com/gpu-node-1: 0 of 40Gi memory left"
+        in (explanation.claims.per_node["gpu-node-1"])
+    )
+    assert explanation.claims.sentence == (
+        "Each request alone finds free devices on some node, but the partitions draw on counters that allocated "
+        "devices have used: gpu-node-1: counter set `gpu-0` of pool gpu.example.com/gpu-node-1: 0 of 40Gi memory "
+        "left; gpu-node-2: counter set `gpu-0` of pool gpu.example.com/gpu-node-2: 0 of 40Gi memory left."
+    )

@@ -4,11 +4,15 @@ device taints)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from fractions import Fraction
 
 import pytest
 
 from scheduler_core.dra.allocator import AllocationError, Allocator, gather_pools
 from scheduler_core.model import (
+    CounterConsumption,
+    CounterSet,
+    Device,
     DeviceConstraint,
     DeviceRequest,
     DeviceTaint,
@@ -17,9 +21,17 @@ from scheduler_core.model import (
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    ResourceSlice,
     SubRequest,
 )
-from tests.scheduler_core.builders import exact, make_device_class, make_gpu_slice, make_node, make_resource_claim
+from tests.scheduler_core.builders import (
+    GPU_DRIVER,
+    exact,
+    make_device_class,
+    make_gpu_slice,
+    make_node,
+    make_resource_claim,
+)
 
 NODE = make_node("n1", labels={"zone": "a"})
 CLASSES = {
@@ -366,3 +378,127 @@ def test_first_fit_follows_the_pool_order():
     [ordered] = Allocator(set(), CLASSES.get, _pool_slices(), sort_pools=True).allocate(NODE, [claim])
     assert [(r.pool, r.device) for r in listed.results] == [("b", "gpu-0")]
     assert [(r.pool, r.device) for r in ordered.results] == [("a", "gpu-9")]
+
+
+# ---------------------------------------------------------------------- DRAPartitionableDevices (v1.35 on)
+
+GI = Fraction(1 << 30)
+N2 = make_node("n2", labels={"zone": "b"})
+
+
+def _counters_slice(node: str = "n1", memory_gi: int = 40, **fields):  # the pool's counter set, a slice of its own
+    fields.setdefault("node_name", node)
+    return ResourceSlice(
+        f"{node}-counters", GPU_DRIVER, fields.pop("pool", node), slice_count=2,
+        shared_counters=(CounterSet("gpu-0-counters", {"memory": memory_gi * GI}),), partitionable=True, **fields,
+    )  # fmt: skip
+
+
+def _partitions(node: str = "n1", count: int = 3, memory_gi: int = 20, counter_set: str = "gpu-0-counters"):
+    devices = tuple(
+        Device(f"gpu-0-part-{i}", {"index": i}, consumes_counters=(CounterConsumption(counter_set, {"memory": memory_gi * GI}),))
+        for i in range(count)
+    )  # fmt: skip
+    return ResourceSlice(
+        f"{node}-parts", GPU_DRIVER, node, slice_count=2, node_name=node, devices=devices, partitionable=True
+    )
+
+
+def _allocate_partitionable(claims, slices, allocated=(), node=NODE, allocator=None):
+    allocator = allocator or Allocator(set(allocated), CLASSES.get, slices, partitionable=True)
+    return allocator.allocate(node, list(claims))
+
+
+def test_partitions_are_allocated_while_their_counter_set_has_room():
+    """checkAvailableCounters: 2 partitions of 20Gi fit a 40Gi counter set, a third does not."""
+    slices = [_counters_slice(), _partitions()]
+    two = _allocate_partitionable([make_resource_claim("c", exact(count=2))], slices)
+    assert devices(two) == [["gpu-0-part-0", "gpu-0-part-1"]]
+    assert _allocate_partitionable([make_resource_claim("c", exact(count=3))], slices) is None
+
+
+def test_allocated_partitions_consume_their_counters():
+    """availableCounters: the counters less what allocated devices consume (ListAllAllocatedDevices)."""
+    slices = [_counters_slice(), _partitions()]
+    allocated = {(GPU_DRIVER, "n1", "gpu-0-part-2")}
+    assert devices(_allocate_partitionable([make_resource_claim("c")], slices, allocated)) == [["gpu-0-part-0"]]
+    assert _allocate_partitionable([make_resource_claim("c", exact(count=2))], slices, allocated) is None
+
+
+def test_counters_are_given_back_when_a_later_check_refuses_the_device():
+    """deviceRollbackState: part-1 takes its counters, then breaks the constraint and gives them back,
+    so part-2 still fits the 40Gi set beside part-0."""
+    parts = _partitions()
+    numa = (0, 1, 0)
+    slices = [
+        _counters_slice(),
+        replace(parts, devices=tuple(replace(d, attributes={"numa": n}) for d, n in zip(parts.devices, numa))),
+    ]
+    claim = make_resource_claim(
+        "c", exact("a"), exact("b"), constraints=(DeviceConstraint(("a", "b"), "gpu.example.com/numa"),)
+    )
+    assert devices(_allocate_partitionable([claim], slices)) == [["gpu-0-part-0", "gpu-0-part-2"]]
+
+
+@pytest.mark.parametrize(
+    "counter_set, counter, reason",
+    [
+        ("other", "memory", "counter set other not found"),
+        ("gpu-0-counters", "cores", "counter cores not found in counter set gpu-0-counters"),
+    ],
+)
+def test_a_pool_whose_devices_consume_unknown_counters_is_invalid(counter_set, counter, reason):
+    """buildPool -> validateDeviceCounterConsumption."""
+    parts = _partitions(count=1, counter_set=counter_set)
+    device = replace(parts.devices[0], consumes_counters=(CounterConsumption(counter_set, {counter: GI}),))
+    [pool] = gather_pools([_counters_slice(), replace(parts, devices=(device,))], NODE, partitionable=True)
+    assert pool.invalid and pool.invalid_reason == reason
+    with pytest.raises(AllocationError, match="invalid resource pools were encountered"):
+        _allocate_partitionable([make_resource_claim("c")], [_counters_slice(), replace(parts, devices=(device,))])
+
+
+def test_a_counter_set_slice_is_gathered_for_every_node_and_is_no_device_slice():
+    """GatherPools: a slice with sharedCounters is relevant whatever node it names (NewAllocator
+    lists it with the shared slices); buildPool keeps its counter sets apart from the device slices."""
+    slices = [_counters_slice(node="n2", pool="n1"), _partitions()]
+    allocator = Allocator(set(), CLASSES.get, slices, partitionable=True)
+    [pool] = allocator.pools(NODE)
+    assert [s.name for s in pool.slices] == ["n1-parts"] and list(pool.counter_sets) == ["gpu-0-counters"]
+    assert devices(allocator.allocate(NODE, [make_resource_claim("c", exact(count=2))])) == [
+        ["gpu-0-part-0", "gpu-0-part-1"]
+    ]
+
+
+def _per_device_slice():
+    selector = NodeSelector((NodeSelectorTerm((NodeSelectorRequirement("zone", "In", ("b",)),)),))
+    devices = (
+        Device("on-n2", node_name="n2"),
+        Device("in-zone-b", node_selector=selector),
+        Device("anywhere", all_nodes=True),
+        Device("on-n1", node_name="n1"),
+    )
+    return ResourceSlice(
+        "fabric", GPU_DRIVER, "fabric", per_device_node_selection=True, devices=devices, partitionable=True
+    )
+
+
+def test_per_device_node_selection_offers_each_node_its_own_devices():
+    """isSelectable: with perDeviceNodeSelection a device matches only the nodes it names; the
+    allocation is pinned to the node for a nodeName device, takes a device's selector, none for allNodes."""
+    slices = [_per_device_slice()]
+    on_n1 = _allocate_partitionable([make_resource_claim("c", exact(count=2))], slices)
+    assert devices(on_n1) == [["anywhere", "on-n1"]]
+    assert on_n1[0].node_selector == NodeSelector(
+        (NodeSelectorTerm(match_fields=(NodeSelectorRequirement("metadata.name", "In", ("n1",)),)),)
+    )
+    [in_zone] = _allocate_partitionable(
+        [make_resource_claim("c")], slices, allocated={(GPU_DRIVER, "fabric", "on-n2")}, node=N2
+    )
+    assert [r.device for r in in_zone.results] == ["in-zone-b"]
+    assert in_zone.node_selector == NodeSelector((NodeSelectorTerm((NodeSelectorRequirement("zone", "In", ("b",)),)),))
+    [anywhere] = _allocate_partitionable([make_resource_claim("c")], slices)
+    assert [r.device for r in anywhere.results] == ["anywhere"] and anywhere.node_selector is None
+
+
+def test_partitionable_slices_are_skipped_while_the_feature_is_off():
+    assert Allocator(set(), CLASSES.get, [_per_device_slice()]).allocate(NODE, [make_resource_claim("c")]) is None

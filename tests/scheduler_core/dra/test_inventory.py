@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
+from scheduler_core.model import Device, ResourceSlice
+
 from scheduler_core.dra.inventory import node_devices, pod_claims
 from tests.scheduler_core.builders import (
     claiming_pod,
@@ -115,3 +117,21 @@ def test_the_lists_are_written_as_their_declarations_say():
         assert listed.to_json() == msgspec.json.decode(msgspec.json.encode(listed))
     assert [device["claim"] for device in n1.to_json()["devices"]] == ["default/held", None]
     assert type(n1).from_json(n1.to_json()).free == 1
+
+
+def test_a_device_with_its_own_node_selection_is_listed_under_its_nodes_only():
+    """DRAPartitionableDevices: a slice with perDeviceNodeSelection lists each device where it may be
+    allocated (the allocator's isSelectable), not under every node the slice reaches."""
+    slice_ = ResourceSlice(
+        "fabric",
+        "gpu.example.com",
+        "fabric",
+        per_device_node_selection=True,
+        partitionable=True,
+        devices=(Device("on-n1", node_name="n1"), Device("on-n2", node_name="n2"), Device("both", all_nodes=True)),
+    )
+    snapshot = dra_snapshot([make_node("n1"), make_node("n2")], [], classes=[make_device_class("gpu")], slices=[slice_])
+    nodes = [info.node for info in snapshot.node_infos]
+    n1, n2 = node_devices(snapshot.dra, nodes, partitionable=True)
+    assert [d.name for d in n1.devices] == ["on-n1", "both"] and [d.name for d in n2.devices] == ["on-n2", "both"]
+    assert all(not listed.devices for listed in node_devices(snapshot.dra, nodes))  # the gate off: skipped

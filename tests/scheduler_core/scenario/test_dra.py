@@ -10,7 +10,15 @@ from fractions import Fraction
 
 import pytest
 
-from scheduler_core.model import DeviceTaint, DeviceToleration, NoticeCode, PodResourceClaim, Version
+from scheduler_core.model import (
+    CounterConsumption,
+    CounterSet,
+    DeviceTaint,
+    DeviceToleration,
+    NoticeCode,
+    PodResourceClaim,
+    Version,
+)
 from scheduler_core.release.choice import ReleaseRequest
 from scheduler_core.release.versions import Release
 from scheduler_core.scenario import ScenarioInvalid, load_scenario
@@ -330,19 +338,144 @@ def test_a_field_of_a_feature_on_in_the_release_but_not_replayed_is_refused_with
             "DRAConsumableCapacity",
             "spec.devices[0].allowMultipleAllocations",
         ),
-        (
-            SLICE.replace("  nodeName: n1\n", "  perDeviceNodeSelection: true\n").replace(
-                "  - name: gpu-0\n", "  - name: gpu-0\n    nodeName: n1\n"
-            ),
-            "DRAPartitionableDevices",
-            "spec.perDeviceNodeSelection",
-        ),
     ],
 )
 def test_each_feature_not_replayed_is_refused_in_v1_36_and_dropped_in_v1_35(document, gate, path):
     errors = _refused(V136, NODE, document)
     assert any(f"{path}: SchedLab does not replay {gate} yet" in e for e in errors), errors
     assert any(path in dropped and gate in dropped for dropped in _dropped(_as(V135, NODE, document)))
+
+
+COUNTERS = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-counters}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 2}
+  sharedCounters:
+  - name: gpu-0-counters
+    counters:
+      memory: {value: 40Gi}
+"""
+PARTS = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-parts}
+spec:
+  driver: gpu.example.com
+  perDeviceNodeSelection: true
+  pool: {name: n1, generation: 1, resourceSliceCount: 2}
+  devices:
+  - name: part-0
+    nodeName: n1
+    consumesCounters:
+    - counterSet: gpu-0-counters
+      counters:
+        memory: {value: 20Gi}
+  - name: part-1
+    allNodes: true
+    consumesCounters:
+    - counterSet: gpu-0-counters
+      counters:
+        memory: {value: 20Gi}
+"""
+
+
+def test_partitionable_devices_are_read_and_kept_where_the_gate_is_on():
+    """v1.36 (on by default), or v1.35 with the gate: counter sets, consumption, per-device node selection."""
+    for scenario in (
+        _as(V136, NODE, COUNTERS, PARTS),
+        _as(V135, NODE, COUNTERS, PARTS, gates={"DRAPartitionableDevices": True}),
+    ):
+        counters, parts = scenario.dra.slices
+        assert counters.shared_counters == (CounterSet("gpu-0-counters", {"memory": Fraction(40 << 30)}),)
+        assert parts.per_device_node_selection and [d.node_name for d in parts.devices] == ["n1", ""]
+        assert parts.devices[1].all_nodes
+        assert parts.devices[0].consumes_counters == (
+            CounterConsumption("gpu-0-counters", {"memory": Fraction(20 << 30)}),
+        )
+        assert not _dropped(scenario)
+
+
+def test_partitionable_fields_are_dropped_where_the_gate_is_off():
+    on_n1 = PARTS.replace("  perDeviceNodeSelection: true\n", "  perDeviceNodeSelection: true\n  nodeName: n1\n")
+    scenario = _as(V135, NODE, COUNTERS, on_n1)
+    assert "ResourceSlice n1-counters: spec.sharedCounters (DRAPartitionableDevices)" in _dropped(scenario)
+    assert "ResourceSlice n1-parts: spec.devices[0].consumesCounters (DRAPartitionableDevices)" in _dropped(scenario)
+    counters, parts = scenario.dra.slices
+    assert counters.shared_counters == () and not counters.partitionable  # as stored: a slice like any other
+    assert parts.devices[0].consumes_counters == () and not parts.per_device_node_selection
+
+
+def test_partitionable_devices_before_v1_35_are_refused_naming_the_release_that_replays_them():
+    errors = _refused(V134, NODE, COUNTERS, PARTS, gates={"DRAPartitionableDevices": True})
+    assert any(
+        "spec.sharedCounters: SchedLab does not replay DRAPartitionableDevices yet: the gate is on in v1.34 with "
+        "--feature-gates DRAPartitionableDevices=true"
+        in e
+        and "SchedLab replays it from v1.35" in e
+        for e in errors
+    ), errors
+
+
+@pytest.mark.parametrize(
+    "document, message",
+    [
+        (
+            COUNTERS + "  devices:\n  - name: d0\n",
+            'ResourceSlice n1-counters: spec: invalid value "": only one of `sharedCounters` or `devices` is allowed',
+        ),
+        (
+            PARTS.replace("    nodeName: n1\n", ""),
+            "spec.devices[0]: Required value: exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required "
+            "when `perDeviceNodeSelection` is set to true in the ResourceSlice spec",
+        ),
+        (
+            PARTS.replace("    allNodes: true\n", "    allNodes: true\n    nodeName: n1\n"),
+            'spec.devices[1]: invalid value "{`nodeName`, `allNodes`}": exactly one of',
+        ),
+        (
+            SLICE.replace("  - name: gpu-0\n", "  - name: gpu-0\n    nodeName: n1\n"),
+            "spec.devices[0]: invalid value null: `nodeName`, `nodeSelector` and `allNodes` can only be set if",
+        ),
+        (
+            COUNTERS.replace("      memory: {value: 40Gi}\n", "      Memory: {value: 40Gi}\n"),
+            'spec.sharedCounters[0].counters: invalid value "Memory"',
+        ),
+        (
+            COUNTERS.replace("    counters:\n      memory: {value: 40Gi}\n", "    counters: {}\n"),
+            "spec.sharedCounters[0].counters: Required value",
+        ),
+        (
+            PARTS.replace(
+                "    - counterSet: gpu-0-counters\n      counters:\n        memory: {value: 20Gi}\n  - name: part-1",
+                "    - {counterSet: a, counters: {m: {value: 1}}}\n    - {counterSet: b, counters: {m: {value: 1}}}\n"
+                "    - {counterSet: c, counters: {m: {value: 1}}}\n  - name: part-1",
+            ),
+            "spec.devices[0].consumesCounters: Too many: 3: must have at most 2 items",
+        ),
+    ],
+)
+def test_partitionable_fields_the_api_server_refuses_are_errors_where_it_keeps_them(document, message):
+    errors = _refused(V136, NODE, document)
+    assert any(message in e for e in errors), errors
+    if "perDeviceNodeSelection" not in document:
+        assert _as(V135, NODE, document).dra.slices  # the gate off: the fields are dropped before validation
+
+
+def test_a_slice_naming_its_nodes_per_device_is_refused_where_the_gate_is_off():
+    """dropDisabledFields then validateResourceSliceSpec: without perDeviceNodeSelection the slice
+    names no node; with it and a node name, it names two where the gate keeps it."""
+    [error] = _refused(V135, NODE, PARTS)
+    assert error.endswith(
+        "ResourceSlice n1-parts: spec: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+        "`perDeviceNodeSelection` is required"
+    )
+    both = PARTS.replace("  perDeviceNodeSelection: true\n", "  perDeviceNodeSelection: true\n  nodeName: n1\n")
+    assert any("is required, but multiple fields are set" in e for e in _refused(V136, NODE, both))
+    assert _as(V135, NODE, both).dra.slices[0].node_name == "n1"
 
 
 def test_a_gate_turned_on_in_an_older_release_is_refused_naming_the_flag():
