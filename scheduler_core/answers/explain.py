@@ -517,14 +517,14 @@ def _claims(cycle: _Cycle) -> Optional[ClaimsExplanation]:
 
 def _counters_short(pictures: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The counters (DRAPartitionableDevices) the devices allocated have used up in part, node by
-    node: "gpu-node-1: counter set `gpu-0` of pool ...: 0 of 40Gi memory left"."""
-    return [
-        f"{node}: counter set `{counter['counterSet']}` of pool {counter['pool']}: "
-        f"{counter['left']} of {counter['total']} {counter['counter']} left"
-        for node, picture in pictures.items()
-        for counter in picture.get("counters") or ()
-        if counter["left"] != counter["total"]
-    ]
+    node, in the picture's words (its sentences after the requests')."""
+    found = []
+    for node, picture in pictures.items():
+        said = (picture.get("sentences") or ())[len(picture.get("requests") or ()) :]
+        for counter, sentence in zip(picture.get("counters") or (), said):
+            if counter["left"] != counter["total"]:
+                found.append(f"{node}: {sentence}")
+    return found
 
 
 def _shortfalls(pictures: Mapping[str, Mapping[str, Any]]) -> tuple[RequestShortfall, ...]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -48,6 +48,7 @@ from scheduler_core.model import (
     NodeSelectorTerm,
     Pod,
     ResourceClaim,
+    ResourceSlice,
     Scenario,
     Toleration,
     TopologySpreadConstraint,
@@ -701,7 +702,8 @@ def _verified_claim(
 
 def _holder_evictions(base: _Baseline) -> list[Suggestion]:
     """On the nodes DynamicResources rejected: the claims holding devices of the classes the pod
-    asks for, and the pods they are reserved for. The nodes needing fewest evictions are tried."""
+    asks for, or partitions drawing on the counter sets those devices draw on (DRAPartitionableDevices),
+    and the pods they are reserved for. The nodes needing fewest evictions are tried."""
     snapshot = base.scheduler.snapshot
     wanted = {
         request.exactly.device_class_name
@@ -716,8 +718,16 @@ def _holder_evictions(base: _Baseline) -> list[Suggestion]:
     listing = node_devices(
         snapshot.dra, nodes, features.dra_allocator_skips_unusable_pools, features.enable_dra_partitionable_devices
     )
+    draws = _counter_draws(snapshot.dra.slices)
     for listed in listing:
-        holders = sorted({d.claim for d in listed.devices if d.claim and wanted.intersection(d.classes)})
+        needed = {draw for d in listed.devices if wanted.intersection(d.classes) for draw in draws.get(d.device, ())}
+        holders = sorted(
+            {
+                d.claim
+                for d in listed.devices
+                if d.claim and (wanted.intersection(d.classes) or needed.intersection(draws.get(d.device, ())))
+            }
+        )
         claims = [snapshot.dra.claims[key] for key in holders if key in snapshot.dra.claims]
         if claims:
             victims = sorted({f"{claim.namespace}/{ref.name}" for claim in claims for ref in claim.reserved_for})
@@ -739,6 +749,19 @@ def _holder_evictions(base: _Baseline) -> list[Suggestion]:
         if suggestion.nodes:
             out.append(suggestion)
     return out
+
+
+def _counter_draws(slices: Sequence[ResourceSlice]) -> dict[str, set[tuple[str, str]]]:
+    """Per device ("driver/pool/device"), the counter sets it consumes from, as (pool, counter set)."""
+    draws: dict[str, set[tuple[str, str]]] = {}
+    for slice_ in slices:
+        pool = f"{slice_.driver}/{slice_.pool}"
+        for device in slice_.devices:
+            if device.consumes_counters:
+                draws.setdefault(f"{pool}/{device.name}", set()).update(
+                    (pool, consumption.counter_set) for consumption in device.consumes_counters
+                )
+    return draws
 
 
 def _fits_without_holders(base: _Baseline, victims: set[str], released: set[str]) -> list[str]:

@@ -526,7 +526,7 @@ def _resource_slice(obj: Field, meta: Metadata, doc_index: int, gated: list[Gate
         selector,
         all_nodes,
         devices,
-        partitionable or any(device.consumes_counters for device in devices),
+        partitionable,
         doc_index,
         obj.line,
         shared_counters=counter_sets,
@@ -1149,7 +1149,8 @@ def _without_partitionable(slice_: ResourceSlice) -> ResourceSlice:
     """The slice as the API server stores it while DRAPartitionableDevices is off: no counter sets,
     no per-device node selection, no counters consumed (then GatherPools reads it as any other)."""
     if not slice_.partitionable and not any(
-        device.node_name or device.node_selector is not None or device.all_nodes for device in slice_.devices
+        device.consumes_counters or device.node_name or device.node_selector is not None or device.all_nodes
+        for device in slice_.devices
     ):
         return slice_
     devices = tuple(

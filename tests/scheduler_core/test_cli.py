@@ -380,3 +380,8 @@ def test_the_partitioned_gpu_example_replays_v1_36_counters():
     }
     as_v1_35 = json.loads(_run("timeline", example, "--json", "--release", "v1.35").stdout)["final"]
     assert None not in as_v1_35.values()
+    # train-0 done: its claim goes, and with it the counters its whole GPU used
+    step = "---\napiVersion: schedlab.io/v1alpha1\nkind: Changes\nsteps:\n- operations:\n  - delete: {kind: Pod, namespace: default, name: train-0}\n"
+    text = (ROOT / "examples" / "dra_partitioned_gpu.yaml").read_bytes() + step.encode()
+    after = json.loads(_run("timeline", "-", "--json", stdin=text).stdout)["final"]
+    assert (after["default/infer-2"], after["default/train-0"]) == ("gpu-node-1", "deleted")

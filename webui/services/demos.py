@@ -58,6 +58,13 @@ LESSONS = {
         "node, so the pod asking for two stays Pending. The Filter step shows each node's devices and why "
         "the claim cannot be allocated there.",
     ),
+    "dra_partitioned_gpu": Lesson(
+        "Devices: GPUs split into partitions (v1.36)",
+        "Each node's GPU is offered whole or as two halves, all drawing on one 40Gi counter set (partitionable "
+        "devices, on by default in v1.36, the release the nodes' kubelets say). The whole GPU uses up its node's "
+        "counters, the other node's halves go to two pods, and the fourth pod stays Pending with free halves: "
+        "the Filter step shows each node's counters left, and the what-if names the pod to evict.",
+    ),
     "capacity_web": Lesson(
         "Capacity: how many more copies fit",
         "Three nodes of 2 CPU run four copies of a web app (500m each). How many more fit? Open the cluster view "
@@ -106,6 +113,7 @@ EXAMPLE_DEMOS = (
     "capacity_web",
     "capacity_pods",
     "dra_pending_gpu",
+    "dra_partitioned_gpu",
 )
 
 

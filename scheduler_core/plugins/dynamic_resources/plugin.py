@@ -56,6 +56,7 @@ from scheduler_core.framework.cluster_events import (
 from scheduler_core.framework.cycle_state import CycleState, StateKey, StateNotFound
 from scheduler_core.framework.options import ObjectWriter
 from scheduler_core.framework.interfaces import Handle, NodeScore, NodeToStatus, PostFilterResult, PreFilterResult
+from scheduler_core.framework.filter_facts import NodeFact
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
@@ -358,6 +359,17 @@ class DynamicResources:
             for index, selector in enumerate(data.available_on)
             if selector is not None and not node_selector_matches(selector, node_info.node)
         ]
+
+    def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[NodeFact, ...]:
+        """Explanations only: what each request finds on the node and, for partitions, the counters
+        left (the node's picture in words)."""
+        status = self.filter(state, pod, node_info)
+        if status is None or not status.reasons:
+            return ()
+        picture = self.node_pictures(state, pod, [node_info]).get(node_info.name)
+        if picture is None or not picture.sentences:
+            return ()
+        return (NodeFact(status.reasons[0], "; ".join(picture.sentences)),)
 
     def node_pictures(self, state: CycleState, pod: Pod, node_infos: list[NodeInfo]) -> dict[str, NodePicture]:
         """Per node, per request: the devices its class and selectors accept, which are free and

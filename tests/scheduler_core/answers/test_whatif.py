@@ -217,3 +217,15 @@ def test_another_claim_class_whose_devices_are_free_is_suggested_when_the_class_
     result = what_if(load_scenario(text), "default/train-2")
     classes = [s["change"]["deviceClassName"] for s in result["suggestions"] if s["kind"] == "claimClass"]
     assert sorted(classes) == ["gpu-small.example.com", "gpu.example.com"]
+
+
+def test_a_partition_without_counters_left_suggests_evicting_the_holder_of_the_partition_using_them():
+    """DRAPartitionableDevices (v1.36): infer-2's halves on gpu-node-1 are free but train-0's whole GPU
+    uses the counters they draw on; evicting train-0 alone lets it in (fewer victims than gpu-node-2's)."""
+    example = Path(__file__).resolve().parents[3] / "examples" / "dra_partitioned_gpu.yaml"
+    result = what_if(load_scenario(example.read_text()), "default/infer-2")
+    holders = [s for s in result["suggestions"] if s["kind"] == "evictHolder"]
+    assert [(s["change"]["node"], s["change"]["victims"], s["nodes"]) for s in holders] == [
+        ("gpu-node-1", ["default/train-0"], ["gpu-node-1"]),
+        ("gpu-node-2", ["default/infer-0", "default/infer-1"], ["gpu-node-2"]),
+    ]

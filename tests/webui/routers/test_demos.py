@@ -19,6 +19,7 @@ def test_it_lists_the_demo_scenarios(owner: Client):
         "capacity_web",
         "capacity_pods",
         "dra_pending_gpu",
+        "dra_partitioned_gpu",
     ]
     assert all(d["name"] and d["description"] for d in demos)
 

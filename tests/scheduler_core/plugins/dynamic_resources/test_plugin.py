@@ -4,12 +4,15 @@ release function it follows."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from scheduler_core import load_scenario
+from scheduler_core.answers.filter_details import cycle_details
 from scheduler_core.framework.cluster_events import ActionType, EventResource, QueueingHint
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeScore, NodeToStatus
@@ -617,3 +620,16 @@ def test_a_device_taint_rule_keeps_its_devices_from_being_allocated_where_its_ga
 
     assert node() == "n1"  # the gate is off by default in v1.36: the rule is not read
     assert node("--feature-gates", "DRADeviceTaintRules=true") is None
+
+
+def test_filter_detail_says_what_each_request_finds_and_the_counters_left():
+    """Explanations only (the trace's per-node line): the node's picture in words, for the reason
+    Filter gave; a node it accepts has none. examples/dra_partitioned_gpu.yaml, infer-2's cycle (v1.36)."""
+    example = Path(__file__).resolve().parents[4] / "examples" / "dra_partitioned_gpu.yaml"
+    details = cycle_details(load_scenario(example.read_text()), 3)
+    [fact] = details.nodes["gpu-node-1"].plugin("DynamicResources").facts
+    assert fact.reason == "cannot allocate all claims"
+    assert fact.text == (
+        "request `gpu`: 1 device(s) of class `gpu-half` — gpu-node-1 has 2 free; "
+        "counter set `gpu-0` of pool gpu.example.com/gpu-node-1: 0 of 40Gi memory left"
+    )
