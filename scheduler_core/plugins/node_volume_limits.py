@@ -11,7 +11,7 @@ and a claim not yet bound under its StorageClass's provisioner (with a handle un
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional, Union
 
 from scheduler_core.model import names
 from scheduler_core.framework import signers
@@ -22,7 +22,7 @@ from scheduler_core.framework.cluster_events import (
     EventResource,
     QueueingHint,
 )
-from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import VolumeFact
 from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
@@ -40,6 +40,28 @@ class _ClaimMissing(Exception):
 
 class _CountError(Exception):
     """An error the release returns while counting (an Error status)."""
+
+
+# filterAttachableVolumes of the new pod: its volumes (unique name -> driver), or the status it fails with.
+NewVolumes = Union[dict[str, str], Status]
+
+
+class _NewVolumesByCSINode:
+    """The new pod's volumes as each CSINode counts them, for one cycle (written at PreFilter).
+    Within a cycle they depend only on the node's CSINode (its migrated plugins), not on the node:
+    most nodes share one, or have none, and the walk asks on every node it reaches. Keyed by the
+    CSINode's identity (None: no CSINode), which the entry keeps alive."""
+
+    __slots__ = ("found",)
+
+    def __init__(self) -> None:
+        self.found: dict[int, tuple[Optional[CSINode], NewVolumes]] = {}
+
+    def clone(self) -> "_NewVolumesByCSINode":
+        return self  # nothing the preemption dry run changes: the pod and the storage stay the same
+
+
+_NEW_VOLUMES = StateKey[_NewVolumesByCSINode]("NodeVolumeLimits/newVolumes")
 
 
 def volume_unique_name(driver: str, handle: str) -> str:
@@ -73,6 +95,7 @@ class NodeVolumeLimits:
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
     ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         if any(v.is_claim or v.is_ephemeral or translation.is_inline_migratable(v) for v in pod.volumes):
+            state.write(_NEW_VOLUMES, _NewVolumesByCSINode())
             return None, None
         return None, SKIP
 
@@ -80,7 +103,7 @@ class NodeVolumeLimits:
         return None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
-        status, _ = self._judge(pod, node_info)
+        status, _ = self._judge(pod, node_info, state.read_optional(_NEW_VOLUMES))
         return status
 
     def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[VolumeFact, ...]:
@@ -99,17 +122,17 @@ class NodeVolumeLimits:
             ),
         )
 
-    def _judge(self, pod: Pod, node_info: NodeInfo) -> tuple[MaybeStatus, Optional[tuple[str, int, int, int]]]:
+    def _judge(
+        self, pod: Pod, node_info: NodeInfo, memo: Optional[_NewVolumesByCSINode] = None
+    ) -> tuple[MaybeStatus, Optional[tuple[str, int, int, int]]]:
         """Filter's verdict, and when a limit is passed: (driver, attached, new, limit)."""
         if not pod.volumes:
             return None, None
         csi_node = self.storage.csi_node(node_info.name)
-        try:
-            new_volumes = self._attachable_volumes([pod], csi_node, new_pod=True)
-        except _ClaimMissing as missing:
-            return Status.unresolvable(str(missing)), None
-        except _CountError as err:
-            return Status.error(str(err)), None
+        found = self._new_volumes(pod, csi_node, memo)
+        if isinstance(found, Status):
+            return found, None
+        new_volumes = dict(found)  # _over_limit takes out the ones already on the node
         if not new_volumes:
             return None, None
         limits = volume_limits(csi_node)
@@ -121,6 +144,22 @@ class NodeVolumeLimits:
             return Status.error(str(err)), None
         over = self._over_limit(new_volumes, attached, self._attachments(node_info.name), limits)
         return (None if over is None else Status.unschedulable(REASON_MAX_VOLUME_COUNT_EXCEEDED)), over
+
+    def _new_volumes(self, pod: Pod, csi_node: Optional[CSINode], memo: Optional[_NewVolumesByCSINode]) -> NewVolumes:
+        """filterAttachableVolumes of the new pod on a node with this CSINode (kept in ``memo``)."""
+        kept = memo.found.get(id(csi_node)) if memo is not None else None
+        if kept is not None and kept[0] is csi_node:
+            return kept[1]
+        found: NewVolumes
+        try:
+            found = self._attachable_volumes([pod], csi_node, new_pod=True)
+        except _ClaimMissing as missing:
+            found = Status.unresolvable(str(missing))
+        except _CountError as err:
+            found = Status.error(str(err))
+        if memo is not None:
+            memo.found[id(csi_node)] = (csi_node, found)
+        return found
 
     @staticmethod
     def _over_limit(

@@ -27,6 +27,7 @@ from scheduler_core.plugins.inter_pod_affinity.filtering import (
     REASON_EXISTING_ANTI_AFFINITY,
     PairCounts,
     PreFilterState,
+    ValueCounts,
 )
 from scheduler_core.plugins.inter_pod_affinity.existing_terms import (
     PREFERRED_AFFINITY,
@@ -97,21 +98,19 @@ class TermCounter:
         codes, sums = weighted_bincount(column.codes, per_node)
         return column, codes, sums
 
-    def by_value(self, term: AffinityTerm) -> list[tuple[str, int]]:
-        """(value, matching pods) for each value of the term's key with at least one."""
+    def by_value(self, term: AffinityTerm) -> ValueCounts:
+        """The values of the term's key with at least one matching pod, and those pods' counts."""
         per_node = self._sync().pod_counts.term_array(term, self._labels_of_namespace)
-        column, codes, sums = self._codes_and_counts(term.topology_key, per_node)
-        values = column.values
-        return [(values[code], count) for code, count in zip(codes.tolist(), sums.tolist())]
+        return self._value_counts(term.topology_key, per_node)
 
-    def all_terms_by_value(self, terms: Sequence[AffinityTerm]) -> list[list[tuple[str, int]]]:
-        """For each term, (value of its key, pods matching ALL the terms) as ``by_value``."""
+    def all_terms_by_value(self, terms: Sequence[AffinityTerm]) -> list[ValueCounts]:
+        """For each term, the values of its key and the pods matching ALL the terms, as ``by_value``."""
         per_node = self._sync().pod_counts.all_terms_array(terms, self._labels_of_namespace)
-        found = []
-        for term in terms:
-            column, codes, sums = self._codes_and_counts(term.topology_key, per_node)
-            found.append([(column.values[code], count) for code, count in zip(codes.tolist(), sums.tolist())])
-        return found
+        return [self._value_counts(term.topology_key, per_node) for term in terms]
+
+    def _value_counts(self, key: str, per_node: np.ndarray) -> ValueCounts:
+        column, codes, sums = self._codes_and_counts(key, per_node)
+        return list(map(column.values.__getitem__, codes.tolist())), sums.tolist()
 
     # -- running pods' terms
 

@@ -11,6 +11,8 @@ Filter then reads only these maps, in O(terms + node labels) per node.
 
 from __future__ import annotations
 
+import itertools
+
 from typing import Any, Mapping, Optional, Protocol, Sequence
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
@@ -29,9 +31,9 @@ class FastTermCounts(Protocol):
     """What PreFilter reads of the fast counting (batch.TermCounter is one; batch imports this
     module, so this one names the methods it calls instead of the class)."""
 
-    def by_value(self, term: AffinityTerm) -> list[tuple[str, int]]: ...
+    def by_value(self, term: AffinityTerm) -> "ValueCounts": ...
 
-    def all_terms_by_value(self, terms: Sequence[AffinityTerm]) -> list[list[tuple[str, int]]]: ...
+    def all_terms_by_value(self, terms: Sequence[AffinityTerm]) -> list["ValueCounts"]: ...
 
     def count_existing_anti_affinity(self, state: "PreFilterState") -> None: ...
 
@@ -41,6 +43,8 @@ REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
 REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
 
 TopologyPair = tuple[str, str]
+# The values of a topology key with matching pods, and how many match at each (parallel lists).
+ValueCounts = tuple[list[str], list[int]]
 PairCounts = dict[TopologyPair, int]
 
 
@@ -54,6 +58,7 @@ class PreFilterState:
         "pod_info",
         "namespace_labels",
         "matches_own_affinity",
+        "term_namespaces",
         "_shared",
     )
 
@@ -65,6 +70,15 @@ class PreFilterState:
         self.namespace_labels = namespace_labels  # of the incoming pod's namespace
         # The pod matches all its own required affinity terms (false when it has none).
         self.matches_own_affinity = matches_all(pod_info.required_affinity_terms, pod_info.pod, namespace_labels)
+        # The namespaces a running pod must be in for the pod's own required terms to count it (None
+        # when a term selects namespaces by their labels): preemption's dry run tells this state of
+        # every lower-priority pod of thousands of nodes, and most are in none of them.
+        terms = (*pod_info.required_affinity_terms, *pod_info.required_anti_affinity_terms)
+        self.term_namespaces: Optional[frozenset[str]] = (
+            None
+            if any(not term.namespace_selector.is_nothing for term in terms)
+            else frozenset().union(*(term.namespaces for term in terms))
+        )
         # The count maps are shared with a clone (or the state cloned) until one side changes them.
         self._shared = False
 
@@ -79,6 +93,7 @@ class PreFilterState:
         other.pod_info = self.pod_info  # never changes
         other.namespace_labels = self.namespace_labels
         other.matches_own_affinity = self.matches_own_affinity
+        other.term_namespaces = self.term_namespaces
         other._shared = self._shared = True
         return other
 
@@ -92,6 +107,10 @@ class PreFilterState:
 
     def update_with_pod(self, other: PodInfo, node: Node, sign: int, snapshot: SharedLister) -> None:
         """A running pod appears on (sign +1) or leaves (-1) ``node`` during preemption."""
+        if not other.required_anti_affinity_terms:
+            namespaces = self.term_namespaces
+            if namespaces is not None and other.pod.namespace not in namespaces:
+                return  # no term of its own, and in no namespace the pod's terms look at: counted nowhere
         incoming = self.pod_info
         bumps: list[tuple[int, str]] = []  # (which count map, topology key), in updateWithPod's order
         for term in other.required_anti_affinity_terms:
@@ -131,7 +150,8 @@ PRE_FILTER_STATE = StateKey[PreFilterState]("PreFilter" + INTER_POD_AFFINITY)
 
 
 def pair_counts_json(counts: PairCounts) -> dict[str, int]:
-    return {f"{key}={value}": counts[(key, value)] for key, value in sorted(counts)}
+    # Sorted by pair (the pairs are distinct, so the counts are never compared).
+    return {f"{key}={value}": count for (key, value), count in sorted(counts.items())}
 
 
 def _bump(counts: PairCounts, node: Node, topology_key: str, delta: int) -> None:
@@ -222,9 +242,13 @@ def _count_incoming_terms_fast(state: PreFilterState, counter: FastTermCounts) -
         _add_counts(state.anti, term.topology_key, counter.by_value(term))
 
 
-def _add_counts(counts: PairCounts, topology_key: str, found: list[tuple[str, int]]) -> None:
-    for value, count in found:
-        pair = (topology_key, value)
+def _add_counts(counts: PairCounts, topology_key: str, found: ValueCounts) -> None:
+    values, amounts = found
+    pairs = zip(itertools.repeat(topology_key), values)
+    if not counts:  # the first term's counts (most pods have one): the same entries in the same order, built in C
+        counts.update(zip(pairs, amounts))
+        return
+    for pair, count in zip(pairs, amounts):
         counts[pair] = counts.get(pair, 0) + count
 
 

@@ -10,7 +10,9 @@ stand-in volume controller finish the binding while it waits (``ObjectWriter.awa
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
 
 from scheduler_core.model import quantity
 from scheduler_core.framework.filter_facts import VolumeFact
@@ -18,7 +20,7 @@ from scheduler_core.framework.listers import SharedLister
 from scheduler_core.framework.options import ObjectWriter
 from scheduler_core.framework.storage import StorageState
 from scheduler_core.util.gosort import sorted_slice
-from scheduler_core.model.labels import compile_selector
+from scheduler_core.model.labels import compile_selector, node_selector_matches_labels
 from scheduler_core.model import (
     ANN_SELECTED_NODE,
     NOT_SUPPORTED_PROVISIONER,
@@ -31,7 +33,13 @@ from scheduler_core.model import (
     StorageClass,
     Volume,
 )
+from scheduler_core.plugins.helper import table_cache
 from scheduler_core.volume import helpers, translation
+
+if TYPE_CHECKING:
+    from scheduler_core.framework.node_info import NodeInfo
+    from scheduler_core.framework.node_table import NodeTable
+    from scheduler_core.model import NodeSelector
 
 # ConflictReasons, in the order FindPodVolumes appends them.
 REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
@@ -42,6 +50,10 @@ REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
 REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 
 BIND_TIMEOUT_ERROR = "context deadline exceeded"  # PollUntilContextTimeout's ctx.Err()
+
+# What checkBoundClaims answers on a node (bound_claim_codes): the bound volumes fit, one's node
+# affinity does not admit the node, or a claim is bound to a volume that does not exist.
+BOUND_FIT, BOUND_CONFLICT, BOUND_MISSING = 0, 1, 2
 
 
 class BinderError(Exception):
@@ -251,6 +263,33 @@ class VolumeBinder:
                 return False, True
         return True, True
 
+    def bound_claim_codes(self, claims: PodVolumeClaims, table: NodeTable[NodeInfo]) -> Optional[np.ndarray]:
+        """``_check_bound_claims`` on every node of ``table`` at once (a BOUND_* code per position)
+        for a pod whose claims are all bound, or None where it must be asked node by node (a claim
+        still to bind, or an in-tree volume, which a node's CSINode may translate). A bound volume's
+        node affinity is matched against each node's labels once per table and kept: the labels
+        change only with a node, which makes a new table, and a pod with zonal volumes is otherwise
+        matched against every node of the walk on every attempt (a fifth of an attempt at 5,000
+        nodes). Claims in order, as the loop: the first whose volume is missing answers for the nodes
+        no earlier claim refused."""
+        if claims.unbound_delay_binding:
+            return None
+        codes = np.full(table.size, BOUND_FIT, dtype=np.int8)
+        undecided = np.ones(table.size, dtype=bool)
+        for claim in claims.bound:
+            volume = self.storage.assumed_volume(claim.volume_name)
+            if volume is None:
+                codes[undecided] = BOUND_MISSING
+                return codes
+            if translation.plugin_for(volume.in_tree) is not None:
+                return None
+            if volume.node_affinity is None:
+                continue
+            admitted = _admitted_by(volume.node_affinity, table)
+            codes[undecided & ~admitted] = BOUND_CONFLICT
+            undecided &= admitted
+        return codes
+
     def translate(self, volume: PersistentVolume, csi_node: Optional[CSINode]) -> PersistentVolume:
         """tryTranslatePVToCSI: an in-tree volume whose plugin this node migrated, as CSI."""
         plugin = translation.plugin_for(volume.in_tree)
@@ -457,3 +496,17 @@ def _capacity_sufficient(capacity: CSIStorageCapacity, size: int) -> bool:
 def _node_has_access(node: Node, capacity: CSIStorageCapacity) -> bool:
     """nodeHasAccess: the capacity's node topology selects the node (none: no node)."""
     return capacity.node_topology is not None and compile_selector(capacity.node_topology).matches(node.labels)
+
+
+def _admitted_by(affinity: NodeSelector, table: NodeTable[NodeInfo]) -> np.ndarray:
+    """Which of the table's nodes a volume's required node affinity admits (CheckNodeAffinity),
+    kept per table and affinity (volumes of one zone share the answer)."""
+    kept = table_cache(table, "volume-node-affinity")
+    admitted: Optional[np.ndarray] = kept.get(affinity)
+    if admitted is None:
+        admitted = kept[affinity] = np.fromiter(
+            (node_selector_matches_labels(affinity, info.node.labels) for info in table.node_infos),
+            dtype=bool,
+            count=table.size,
+        )
+    return admitted

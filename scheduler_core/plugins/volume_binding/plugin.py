@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Optional
 
+import numpy as np
+
 from scheduler_core.model import names
 from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import (
@@ -25,6 +27,7 @@ from scheduler_core.framework.cluster_events import (
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model import (
     CLAIM_LOST,
@@ -56,6 +59,10 @@ class _State:
     pod_volumes_by_node: dict[str, PodVolumes] = field(default_factory=dict)
     has_static_bindings: bool = False
     all_bound: bool = False
+    # Filter's answers for every node at once when every claim is bound (bound_claim_codes), and
+    # the table they were worked out for (None: not yet; the codes None: ask node by node).
+    bound_codes: Optional[np.ndarray] = None
+    bound_codes_table: Optional[NodeTable[NodeInfo]] = None
 
     def clone(self) -> "_State":
         return self
@@ -142,6 +149,9 @@ class VolumeBinding:
         if data is None:  # getStateData's error: PreFilter never ran
             return Status.error(ERROR_STATE_NOT_FOUND)
         assert data.claims is not None  # a pod without claims is skipped at PreFilter: no Filter
+        code = self._bound_code(data, node_info.name)
+        if code is not None:
+            return self._bound_verdict(data, node_info.name, code)
         try:
             pod_volumes, reasons = self.binder.find_pod_volumes(pod, data.claims, node_info.node)
         except BinderError as err:
@@ -151,6 +161,24 @@ class VolumeBinding:
         data.pod_volumes_by_node[node_info.name] = pod_volumes
         data.has_static_bindings = data.has_static_bindings or bool(pod_volumes.static_bindings)
         return None
+
+    def _bound_code(self, data: _State, node_name: str) -> Optional[int]:
+        """The node's answer from the codes of a pod whose claims are all bound (None: ask the binder)."""
+        assert data.claims is not None
+        table = self.handle.snapshot.table
+        if data.bound_codes_table is not table:
+            data.bound_codes, data.bound_codes_table = self.binder.bound_claim_codes(data.claims, table), table
+        position = table.index.get(node_name) if data.bound_codes is not None else None
+        return None if position is None or data.bound_codes is None else int(data.bound_codes[position])
+
+    def _bound_verdict(self, data: _State, node_name: str, code: int) -> MaybeStatus:
+        """FindPodVolumes' answer for bound claims only: nothing to bind, or the one reason."""
+        if code == binder_module.BOUND_FIT:
+            data.pod_volumes_by_node[node_name] = PodVolumes()
+            return None
+        if code == binder_module.BOUND_CONFLICT:
+            return Status.unresolvable(self._node_conflict)
+        return Status.unresolvable(binder_module.REASON_PV_NOT_EXIST)
 
     def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[Any, ...]:
         """The claims and volumes behind filter's reasons (explanations only; nothing is stored)."""

@@ -208,6 +208,32 @@ def test_portworx_counts_only_where_the_node_lists_it_as_migrated():
     assert verdict(wanted, csi_nodes=[listed]) == ("Filter", EXCEEDED)
 
 
+def test_one_cycle_counts_the_new_pods_volumes_per_csinode_of_each_node():
+    """One PreFilter, then Filter node after node (as the walk asks, and back again): each node
+    answers with its own CSINode's counting (Portworx migrated on n1 only), as a fresh cycle per
+    node answers; nodes without a CSINode share theirs."""
+    names = ("n1", "n2", "n3", "n4")
+    migrated = {ANN_MIGRATED_PLUGINS: "kubernetes.io/portworx-volume"}
+    csi_nodes = [
+        CSINode("n1", (CSINodeDriver("pxd.portworx.com", "id", 0),), migrated),
+        CSINode("n2", (CSINodeDriver("pxd.portworx.com", "id", 0),), {}),
+    ]
+    snapshot = storage_snapshot([make_node(name) for name in names], csi_nodes=csi_nodes)
+    plugin = node_volume_limits.new(None, FakeHandle(snapshot))
+    pod = make_pod("p", volumes=(inline(PortworxVolume("px-1")),))
+
+    def fresh(name):
+        state = CycleState()
+        plugin.pre_filter(state, pod, snapshot.node_infos)
+        return plugin.filter(state, pod, snapshot.get(name))
+
+    state = CycleState()
+    assert plugin.pre_filter(state, pod, snapshot.node_infos) == (None, None)
+    walked = [(name, plugin.filter(state, pod, snapshot.get(name))) for name in (*names, *reversed(names))]
+    assert walked == [(name, fresh(name)) for name, _ in walked]
+    assert dict(walked) == {"n1": EXCEEDED, "n2": None, "n3": None, "n4": None}
+
+
 def test_an_inline_azure_disk_of_the_default_kind_cannot_be_translated():
     status = verdict([inline(AzureDiskVolume("disk", "uri"))], csi_nodes=[csi_node()])
     assert status == (

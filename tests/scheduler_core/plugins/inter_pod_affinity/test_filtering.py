@@ -362,3 +362,35 @@ def test_a_clone_shares_the_counts_until_either_side_changes_them():
     assert plugin.pre_filter_state_json(dry_run)["antiAffinityCounts"] == {}
     assert plugin.filter(untouched, pod, node3) is None
     assert plugin.filter(state, pod, node3) == ANTI
+
+
+def test_a_pod_outside_the_namespaces_of_the_pods_terms_is_counted_only_by_its_own_terms():
+    """The dry run's quick answer for a pod without required anti-affinity in a namespace none of
+    the pod's terms lists: nothing counted. A pod of such a namespace, one with a term of its own,
+    and a term selecting namespaces by their labels are still counted."""
+    plugin, snapshot = make_inter_pod_affinity([], {"dev": {"env": "production"}})
+    node1 = snapshot.get("node1")
+    listed = make_pod("web", labels={"app": "web"}, affinity=affinity(anti_required=[term({"app": "db"}, HOST)]))
+    by_labels = make_pod("web", labels={"app": "web"}, affinity=affinity(anti_required=[IN_PRODUCTION]))
+    db_elsewhere = PodInfo(make_pod("db", namespace="dev", labels={"app": "db"}, node="node1"))
+    db_here = PodInfo(make_pod("db", labels={"app": "db"}, node="node1"))
+    guard = PodInfo(
+        make_pod(
+            "guard",
+            namespace="dev",
+            affinity=affinity(anti_required=[term({"app": "web"}, HOST, namespaces=("default",))]),
+            node="node1",
+        )
+    )
+
+    def counts_after_adding(pod, other):
+        state = CycleState()
+        plugin.pre_filter(state, pod, snapshot.node_infos)
+        assert plugin.add_pod(state, pod, other, node1) is None
+        picture = plugin.pre_filter_state_json(state)
+        return picture["existingAntiAffinityCounts"], picture["antiAffinityCounts"]
+
+    assert counts_after_adding(listed, db_elsewhere) == ({}, {})
+    assert counts_after_adding(listed, db_here) == ({}, {f"{HOST}=node1": 1})
+    assert counts_after_adding(listed, guard) == ({f"{HOST}=node1": 1}, {})
+    assert counts_after_adding(by_labels, db_elsewhere) == ({}, {f"{ZONE}=a": 1})

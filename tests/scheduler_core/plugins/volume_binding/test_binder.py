@@ -4,7 +4,7 @@ import pytest
 
 from scheduler_core.cluster.objects import ObjectWrites
 from scheduler_core.model import ANN_SELECTED_NODE, Volume
-from scheduler_core.plugins.volume_binding.binder import BinderError, PodVolumes, VolumeBinder
+from scheduler_core.plugins.volume_binding.binder import BinderError, PodVolumeClaims, PodVolumes, VolumeBinder
 from tests.scheduler_core.builders import (
     claim_volume,
     make_claim,
@@ -97,3 +97,53 @@ def test_pre_bind_fails_when_the_bound_volume_does_not_fit_the_node():
     assert str(err.value) == (
         'binding volumes: pv "pvc-u" node affinity doesn\'t match node "n1": no matching NodeSelectorTerms'
     )
+
+
+def test_bound_claim_codes_answer_as_the_node_by_node_check():
+    """Every order of every choice among a zone-a volume, a zone-b volume, a volume without affinity
+    and a missing one: on each node, the code is what _check_bound_claims answers there (the first claim the node
+    fails decides, a missing volume only for the nodes no earlier claim refused)."""
+    from itertools import permutations
+
+    from scheduler_core.model import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+    from scheduler_core.plugins.volume_binding.binder import BOUND_CONFLICT, BOUND_FIT, BOUND_MISSING
+
+    def zonal(zone):
+        return NodeSelector((NodeSelectorTerm((NodeSelectorRequirement("zone", "In", (zone,)),)),))
+
+    claims = {name: make_claim(name, volume=f"pv-{name}") for name in ("a", "b", "any", "gone")}
+    volumes = [
+        make_volume("pv-a", claim=claims["a"], node_affinity=zonal("a")),
+        make_volume("pv-b", claim=claims["b"], node_affinity=zonal("b")),
+        make_volume("pv-any", claim=claims["any"]),
+    ]
+    nodes = [make_node("n-a", labels={"zone": "a"}), make_node("n-b", labels={"zone": "b"}), make_node("n-none")]
+    snapshot = storage_snapshot(nodes, claims=list(claims.values()), volumes=volumes, classes=CLASSES)
+    binder = VolumeBinder(snapshot, 600)
+    expected_code = {(True, True): BOUND_FIT, (False, True): BOUND_CONFLICT, (True, False): BOUND_MISSING}
+    seen = set()
+    orders = [order for size in range(1, 5) for order in permutations(claims.values(), size)]
+    for order in orders:
+        pod_claims = PodVolumeClaims(bound=list(order))
+        codes = binder.bound_claim_codes(pod_claims, snapshot.table)
+        assert codes is not None
+        for position, info in enumerate(snapshot.table.node_infos):
+            answer = binder._check_bound_claims(pod_claims.bound, info.node)
+            assert codes[position] == expected_code[answer], ([c.name for c in order], info.name)
+            seen.add(int(codes[position]))
+    assert seen == {BOUND_FIT, BOUND_CONFLICT, BOUND_MISSING}
+
+
+def test_bound_claim_codes_leave_claims_to_bind_and_in_tree_volumes_to_the_node_by_node_check():
+    from scheduler_core.model import GCEPersistentDisk
+
+    bound, delayed = make_claim("bound", volume="pv"), make_claim("delayed", storage_class="wait")
+    disk_claim = make_claim("disk", volume="pd")
+    disk = make_volume(
+        "pd", claim=disk_claim, csi=None, source_kind="gcePersistentDisk", in_tree=GCEPersistentDisk("d")
+    )
+    binder, snapshot = binder_for(claims=[bound, delayed, disk_claim], volumes=[make_volume("pv", claim=bound), disk])
+    table = snapshot.table
+    assert binder.bound_claim_codes(PodVolumeClaims(bound=[bound]), table) is not None
+    assert binder.bound_claim_codes(PodVolumeClaims(bound=[bound], unbound_delay_binding=[delayed]), table) is None
+    assert binder.bound_claim_codes(PodVolumeClaims(bound=[bound, disk_claim]), table) is None
