@@ -500,7 +500,9 @@ def _node_has_access(node: Node, capacity: CSIStorageCapacity) -> bool:
 
 def _admitted_by(affinity: NodeSelector, table: NodeTable[NodeInfo]) -> np.ndarray:
     """Which of the table's nodes a volume's required node affinity admits (CheckNodeAffinity),
-    kept per table and affinity (volumes of one zone share the answer)."""
+    kept per table and affinity (volumes of one zone share the answer). Not helper.node_selector_mask:
+    a volume's affinity is matched on labels alone, its terms' matchFields skipped (the release
+    builds a node of labels only), where a pod's node affinity also matches the node's name."""
     kept = table_cache(table, "volume-node-affinity")
     admitted: Optional[np.ndarray] = kept.get(affinity)
     if admitted is None:

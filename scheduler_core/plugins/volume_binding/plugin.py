@@ -164,12 +164,15 @@ class VolumeBinding:
 
     def _bound_code(self, data: _State, node_name: str) -> Optional[int]:
         """The node's answer from the codes of a pod whose claims are all bound (None: ask the binder)."""
-        assert data.claims is not None
+        assert data.claims is not None  # Filter's caller checked it
         table = self.handle.snapshot.table
         if data.bound_codes_table is not table:
             data.bound_codes, data.bound_codes_table = self.binder.bound_claim_codes(data.claims, table), table
-        position = table.index.get(node_name) if data.bound_codes is not None else None
-        return None if position is None or data.bound_codes is None else int(data.bound_codes[position])
+        codes = data.bound_codes
+        if codes is None:
+            return None
+        position = table.index.get(node_name)
+        return None if position is None else int(codes[position])
 
     def _bound_verdict(self, data: _State, node_name: str, code: int) -> MaybeStatus:
         """FindPodVolumes' answer for bound claims only: nothing to bind, or the one reason."""
