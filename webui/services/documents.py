@@ -35,6 +35,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from webui.models import Scenario, ScenarioVersion, TextCheck
+from webui import textstore
 from webui.services import engine, loaded_cache, scenarios
 from webui.services.errors import Conflict, InvalidScenario, NotFound
 
@@ -53,7 +54,11 @@ _FIRST_INDENT = re.compile(r"^([ ]+)\S", re.MULTILINE)
 def mode_of(version: ScenarioVersion) -> Mode:
     """ "objects" when the version's text is over SCHEDLAB_EDITOR_MAX_BYTES (counted in characters:
     a dump's YAML is ASCII), else "text"."""
-    return "objects" if version.length > settings.SCHEDLAB_EDITOR_MAX_BYTES else "text"
+    return _mode_of_length(version.length)
+
+
+def _mode_of_length(length: int) -> Mode:
+    return "objects" if length > settings.SCHEDLAB_EDITOR_MAX_BYTES else "text"
 
 
 @dataclass(frozen=True)
@@ -182,6 +187,24 @@ def _kept_or_made(version: ScenarioVersion) -> Index:
     if keep:
         loaded_cache.put(_disk_key(made.digest), engine.ENGINE_PACKAGE, made)
     return made
+
+
+def index_meanwhile(text: str, kept: engine.KeptMeanwhile) -> bool:
+    """The index of a text about to be saved as a version edited object by object, made and kept on
+    disk by a forked child while this process saves it (the envelope's 226,000 documents: ~3.5 s that
+    came after the save before); False when no child made it (``index_of`` makes it
+    once the version is saved, when it is wanted). Its digest and length are the version's: its
+    text, as saved."""
+    if _mode_of_length(len(text)) != "objects" or not loaded_cache.wanted(len(text)):
+        return False
+    return kept.start(lambda: _keep_index(text))
+
+
+def _keep_index(text: str) -> bytes:
+    with engine.collector_paused():  # 226,000 entries, none of them garbage, beside a million read objects
+        made = Index(textstore.digest_of(text), len(text), tuple(_entries(text)))
+        loaded_cache.put(_disk_key(made.digest), engine.ENGINE_PACKAGE, made)
+    return b"kept"
 
 
 def _remember(index: Index) -> None:

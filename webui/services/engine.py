@@ -475,21 +475,34 @@ def _keep(key: tuple[str, Limits, Hashable], scenario: Scenario) -> bytes:
 
 
 class KeptMeanwhile:
-    """Scenarios being written to loaded_cache by forked children (``kept_meanwhile``)."""
+    """Work a forked child does meanwhile for this process (``kept_meanwhile``): keeping a scenario
+    read, a version's index; each with the work this process does itself when the child fails."""
 
     def __init__(self) -> None:
-        self.children: list[tuple[Forked, tuple[str, Limits, Hashable], Scenario]] = []
+        self.children: list[tuple[Forked, Callable[[], object]]] = []
+
+    def start(self, work: Callable[[], bytes]) -> bool:
+        """``work`` done by a forked child, or False when none can be forked here (do it yourself):
+        only in a process that may fork (a worker's). Waited for by ``wait``, which does it itself
+        when the child failed or hung."""
+        if not _reading_may_fork:
+            return False
+        child = Forked.start(work)
+        if child is None:
+            return False
+        self.children.append((child, work))
+        return True
 
     def wait(self) -> None:
-        """Every child's file written: waited for, or written here when a child failed or hung."""
+        """Every child's work done: waited for, or done here when a child failed or hung."""
         children, self.children = self.children, []
-        for child, key, scenario in children:
+        for child, work in children:
             if child.answer(KEEP_PATIENCE_SECONDS) is None:
                 with collector_paused():
-                    _keep(key, scenario)
+                    work()
 
 
-KEEP_PATIENCE_SECONDS = 300.0  # a child still pickling after this is stuck: killed, and it is written here
+KEEP_PATIENCE_SECONDS = 300.0  # a child still working after this is stuck: killed, and its work done here
 _kept_meanwhile: KeptMeanwhile | None = None
 
 
@@ -498,7 +511,8 @@ def kept_meanwhile() -> Iterator[KeptMeanwhile]:
     """Within it, a big text read in a process that may fork (a worker's) is written to loaded_cache
     by a forked child while this process goes on (the envelope's 150,000 pods: ~4 s of pickling,
     during an upload's save and index of the text); ``wait`` (or the block's end) waits for it — an
-    upload is called read only once its scenario is there for the run's worker."""
+    upload is called read only once its scenario is there for the run's worker. Other work for
+    later readers may be started as well (``KeptMeanwhile.start``: a version's index)."""
     global _kept_meanwhile
     kept, previous = KeptMeanwhile(), _kept_meanwhile
     _kept_meanwhile = kept
@@ -511,13 +525,7 @@ def kept_meanwhile() -> Iterator[KeptMeanwhile]:
 
 def _kept_by_a_child(key: tuple[str, Limits, Hashable], scenario: Scenario) -> bool:
     kept = _kept_meanwhile
-    if kept is None or not _reading_may_fork:
-        return False
-    child = Forked.start(lambda: _keep(key, scenario))
-    if child is None:
-        return False
-    kept.children.append((child, key, scenario))
-    return True
+    return kept is not None and kept.start(lambda: _keep(key, scenario))
 
 
 # A big text's second half read by a forked child meanwhile (the loader's second_process): only in

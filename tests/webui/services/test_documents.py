@@ -120,6 +120,44 @@ def test_a_big_versions_index_is_kept_on_disk_for_the_other_processes(saved, set
     assert documents.index_of(ScenarioVersion.objects.get(pk=saved.version.pk)) == made
 
 
+def test_a_big_texts_index_is_made_by_a_child_while_the_text_is_saved(settings, monkeypatch):
+    settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES = 0
+    settings.SCHEDLAB_EDITOR_MAX_BYTES = 100  # edited object by object
+    engine.let_reading_fork()
+    with engine.kept_meanwhile() as kept:
+        assert documents.index_meanwhile(TEXT, kept) and len(kept.children) == 1
+        saved = scenarios.create(OWNER, "dump", TEXT)
+    fresh = _fresh_index(saved.version)
+    engine.forget_everything()  # the web process: read from disk, as the child kept it
+    monkeypatch.setattr(documents, "_entries", lambda *a, **k: pytest.fail("made again"))
+    assert documents.index_of(saved.version) == fresh
+
+
+def test_an_index_its_child_did_not_keep_is_made_by_the_process_that_waits(settings, monkeypatch):
+    class Failed:
+        def answer(self, patience=None):
+            return None  # the child failed, or was killed after its patience
+
+    settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES = 0
+    settings.SCHEDLAB_EDITOR_MAX_BYTES = 100
+    engine.let_reading_fork()
+    monkeypatch.setattr(engine.Forked, "start", classmethod(lambda cls, work: Failed()))
+    with engine.kept_meanwhile() as kept:
+        assert documents.index_meanwhile(TEXT, kept)
+        saved = scenarios.create(OWNER, "dump", TEXT)
+    engine.forget_everything()  # another process: read from disk, not made
+    fresh = _fresh_index(saved.version)
+    monkeypatch.setattr(documents, "_entries", lambda *a, **k: pytest.fail("made again"))
+    assert documents.index_of(saved.version) == fresh
+
+
+def test_a_text_edited_whole_has_no_index_made_meanwhile(settings):
+    settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES = 0
+    engine.let_reading_fork()
+    with engine.kept_meanwhile() as kept:
+        assert not documents.index_meanwhile(TEXT, kept) and not kept.children
+
+
 def test_one_document_is_read_as_saved_without_the_rest(saved):
     text = documents.document_text(ScenarioVersion.objects.get(pk=saved.version.pk), 3)
     assert text == POD.format(name="web-1")

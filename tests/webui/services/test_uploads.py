@@ -107,6 +107,32 @@ def test_a_big_upload_s_check_is_kept_for_the_editor_which_does_not_check_it_aga
     assert TextCheck.objects.count() == 1  # a scenario the editor reads whole is checked as it opens
 
 
+def test_a_big_upload_s_index_is_on_disk_once_it_is_read_and_the_collector_waits_till_then(
+    tmp_path, sent, settings, monkeypatch
+):
+    import gc
+
+    from webui.services import documents, engine, scenarios
+
+    settings.SCHEDLAB_EDITOR_MAX_BYTES = 100  # the scenario is in objects mode
+    settings.SCHEDLAB_LOADED_CACHE_MIN_BYTES = 0
+    engine.let_reading_fork()
+    collecting_while_saved = []
+    create = scenarios.create
+    monkeypatch.setattr(
+        scenarios, "create", lambda *a, **k: (collecting_while_saved.append(gc.isenabled()), create(*a, **k))[1]
+    )
+    upload = uploads.receive(
+        OWNER, "x", [received(tmp_path, "a.yaml", support.scenario_text(nodes=2, pending=1).encode())]
+    )
+    uploads.read(upload.pk, "w1")
+    assert collecting_while_saved == [False] and gc.isenabled()
+    version = Scenario.objects.get().versions.get()
+    engine.forget_everything()  # the web process
+    monkeypatch.setattr(documents, "_entries", lambda *a, **k: pytest.fail("made again"))
+    assert [entry.kind for entry in documents.index_of(version).entries].count("Node") == 2
+
+
 def test_a_text_over_the_limit_once_tidied_is_refused_in_the_user_s_words_and_nothing_is_saved(
     tmp_path, settings, sent
 ):
