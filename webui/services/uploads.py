@@ -182,7 +182,7 @@ def _read(upload_id: int, worker: str) -> str:
         actor = Actor(user_id=owner_id, session_key=session_key)
         # The scenario read is kept on disk for the run's worker by a forked child while this
         # process saves and indexes the text, and is there before the upload is called read.
-        with engine.kept_meanwhile() as kept:
+        with engine.kept_meanwhile() as kept, engine.digest_remembered(text):
             check = engine.check(text)  # here, in the worker (create() finds it done)
             summary = check.summary
             indexed = documents.index_meanwhile(text, kept)  # by a child, while this process saves

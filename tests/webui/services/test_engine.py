@@ -148,6 +148,25 @@ def test_a_scenario_a_child_did_not_keep_is_kept_by_the_process_that_waits(reads
     assert len(list(Path(settings.SCHEDLAB_LOADED_CACHE_DIR).glob("*.pickle"))) == 1
 
 
+def test_an_uploads_text_is_hashed_once_while_its_digest_is_remembered(monkeypatch):
+    import hashlib
+    from types import SimpleNamespace
+
+    hashed: list[int] = []
+    monkeypatch.setattr(
+        engine, "hashlib", SimpleNamespace(sha256=lambda data: (hashed.append(len(data)), hashlib.sha256(data))[1])
+    )
+    text = SCENARIO.format("digest-1")
+    same_characters = "".join(list(text))  # equal, but another object
+    expected = hashlib.sha256(text.encode()).hexdigest()
+    with engine.digest_remembered(text):
+        assert len(hashed) == 1
+        assert engine.check(text).valid and engine.load(text) is engine.load(text)
+        assert engine._digest(text) == expected and len(hashed) == 1
+        assert engine._digest(same_characters) == expected and len(hashed) == 2
+    assert engine._digest(text) == expected and len(hashed) == 3  # not remembered past the block
+
+
 def test_a_small_text_is_not_kept_on_disk(settings):
     engine.load(SCENARIO.format("small"))
     assert not Path(settings.SCHEDLAB_LOADED_CACHE_DIR).exists()
