@@ -178,6 +178,12 @@ class PodCounts:
         by_pair: dict[tuple[str, str, str], dict[int, int]] = {}
         namespace_sizes: dict[str, int] = {}
         self._by_pair, self._namespaces = by_pair, namespace_sizes
+        global _last_indexed
+        source = _same_index(self, table)
+        _last_indexed = weakref.ref(self)
+        if source is not None:
+            self._copy_index(source)
+            return
         for position, info in enumerate(infos):
             pairs = [(p.pod.namespace, key, value) for p in self._pods(info) for key, value in p.pod.labels.items()]
             node_pairs.append(pairs)
@@ -191,6 +197,14 @@ class PodCounts:
             node_namespaces.append(namespaces)
             for namespace in namespaces:
                 namespace_sizes[namespace] = namespace_sizes.get(namespace, 0) + 1
+
+    def _copy_index(self, source: PodCounts) -> None:
+        """``source``'s index as this one's own: a node's lists are replaced, never changed in place,
+        so they are shared; the maps under each pair change in place, so they are copied."""
+        self._node_pairs = list(source._node_pairs)
+        self._node_namespaces = list(source._node_namespaces)
+        self._by_pair = {pair: dict(nodes) for pair, nodes in source._by_pair.items()}
+        self._namespaces = dict(source._namespaces)
 
     def _index(self, position: int) -> None:
         pods = self._pods(self._infos[position])
@@ -332,6 +346,28 @@ class PodCounts:
                 if matcher.exact and len(matcher.pairs) == 1:
                     return nodes[position]
         return count_on_node(self._infos[position], namespaces, matcher, self._skip_terminating)
+
+
+# The last PodCounts to index a table whole. InterPodAffinity's and PodTopologySpread's each index the
+# same table at a run's first cycle (and after every node change): the second copies the first's
+# index rather than walking every pod's labels again (~0.15 s at 150,000 pods).
+_last_indexed: Optional[weakref.ref[PodCounts]] = None
+
+
+def _same_index(counts: PodCounts, table: NodeTable[NodeInfo]) -> Optional[PodCounts]:
+    """The last PodCounts indexed, when its index is what ``counts`` would build of ``table`` now:
+    the same table at the same version, and the same pods (the same ``skip_terminating``, or no pod
+    terminating)."""
+    other = _last_indexed() if _last_indexed is not None else None
+    if other is None or other is counts or other._table is None or other._table() is not table:
+        return None
+    if other._version != table.version or other._infos is not table.node_infos:
+        return None
+    if other._skip_terminating != counts._skip_terminating and any(
+        info.pod.is_terminating for node_info in table.node_infos for info in node_info.pods
+    ):
+        return None
+    return other
 
 
 def weighted_bincount(codes: np.ndarray, per_node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -117,6 +117,39 @@ def test_sync_reports_the_positions_it_recounted_and_resets_on_a_new_table():
     assert counts.sync(other) == [0, 1, 2, 3] and counts.epoch == 2
 
 
+def _app_counts(counts: PodCounts, value: str) -> list[int]:
+    return counts.matching(("default",), compile_selector(LabelSelector((("app", value),)))).tolist()
+
+
+def test_a_second_index_of_the_same_table_is_copied_and_then_kept_apart():
+    nodes = [NodeInfo(make_node(f"n{i}")) for i in range(3)]
+    for i, app in enumerate(["x", "x", "y"]):
+        nodes[i].add_pod(PodInfo(make_pod(f"p{i}", labels={"app": app})))
+    table = NodeTable(nodes)
+    affinity, spread = PodCounts(), PodCounts(skip_terminating=True)
+    affinity.sync(table)
+    spread.sync(table)
+    assert spread._by_pair == affinity._by_pair
+    assert all(spread._by_pair[pair] is not nodes for pair, nodes in affinity._by_pair.items())  # copied
+    info = PodInfo(make_pod("p3", labels={"app": "x"}))
+    nodes[2].add_pod(info)
+    table.add_pod("n2", info)
+    assert spread.sync(table) == [2] and _app_counts(spread, "x") == [1, 1, 1]
+    assert _app_counts(affinity, "x") == [1, 1, 0]  # not synced yet: the copy's change is its own
+    assert affinity.sync(table) == [2] and _app_counts(affinity, "x") == [1, 1, 1]
+
+
+def test_an_index_that_counts_terminating_pods_is_not_copied_for_one_that_does_not():
+    nodes = [NodeInfo(make_node(f"n{i}")) for i in range(2)]
+    nodes[0].add_pod(PodInfo(make_pod("running", labels={"app": "x"})))
+    nodes[1].add_pod(PodInfo(make_pod("leaving", labels={"app": "x"}, deletion_timestamp="2026-11-28T00:00:00Z")))
+    table = NodeTable(nodes)
+    affinity, spread = PodCounts(), PodCounts(skip_terminating=True)
+    affinity.sync(table)
+    spread.sync(table)
+    assert _app_counts(affinity, "x") == [1, 1] and _app_counts(spread, "x") == [1, 0]
+
+
 def test_a_namespace_selector_selects_undeclared_namespaces_only_when_empty():
     nodes = [NodeInfo(make_node("n0")), NodeInfo(make_node("n1"))]
     for i, namespace in enumerate(["undeclared", "other"]):
