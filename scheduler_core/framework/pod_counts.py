@@ -164,6 +164,7 @@ class PodCounts:
         return changed_list
 
     def _reset(self, table: NodeTable[NodeInfo]) -> None:
+        global _last_indexed
         infos = table.node_infos
         self.epoch += 1
         self._table = weakref.ref(table)
@@ -178,7 +179,6 @@ class PodCounts:
         by_pair: dict[tuple[str, str, str], dict[int, int]] = {}
         namespace_sizes: dict[str, int] = {}
         self._by_pair, self._namespaces = by_pair, namespace_sizes
-        global _last_indexed
         source = _same_index(self, table)
         _last_indexed = weakref.ref(self)
         if source is not None:

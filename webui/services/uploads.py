@@ -180,8 +180,9 @@ def _read(upload_id: int, worker: str) -> str:
         # Its owner now: a sign-in meanwhile made the upload its account's (services/accounts.py claim).
         owner_id, session_key = Upload.objects.values_list("owner_id", "owner_session_key").get(pk=upload_id)
         actor = Actor(user_id=owner_id, session_key=session_key)
-        # The scenario read is kept on disk for the run's worker by a forked child while this
-        # process saves and indexes the text, and is there before the upload is called read.
+        # The scenario read is kept on disk for the run's worker by a forked child, and a big
+        # text's index by another, while this process saves the text; both are there before the
+        # upload is called read.
         with engine.kept_meanwhile() as kept, engine.digest_remembered(text):
             check = engine.check(text)  # here, in the worker (create() finds it done)
             summary = check.summary
