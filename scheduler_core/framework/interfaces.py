@@ -141,7 +141,7 @@ class PostFilterPlugin(Protocol):
 class PreScorePlugin(Protocol):
     name: ClassVar[str]
 
-    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus: ...
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> MaybeStatus: ...
 
 
 @runtime_checkable

@@ -400,7 +400,7 @@ class Framework:
 
     # ------------------------------------------------------------------ PreScore / Score
 
-    def run_pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[tuple[str, MaybeStatus]]:
+    def run_pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[str, MaybeStatus]]:
         results: list[tuple[str, MaybeStatus]] = []
         for plugin in self.profile.pre_score:
             status = plugin.pre_score(state, pod, nodes)

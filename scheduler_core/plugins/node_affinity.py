@@ -12,7 +12,7 @@ preferred terms added to every pod's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -288,7 +288,7 @@ class NodeAffinity:
             facts.extend(_failed_terms(terms, node, "required term", REASON_POD))
         return tuple(facts)
 
-    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> MaybeStatus:
         preferred = _preferred_terms(pod)
         if not preferred and not self._added_preferred:
             return SKIP

@@ -8,7 +8,7 @@ PreferNoSchedule or no effect count) and reverses the scale, so fewer such taint
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Mapping, Optional
+from typing import Any, ClassVar, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -115,7 +115,7 @@ class TaintToleration:
         taint = find_untolerated_taint(node_info.node.taints, pod.tolerations)
         return () if taint is None else (TaintFact(self._reason(taint), taint.key, taint.value, taint.effect),)
 
-    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> MaybeStatus:
         state.write(_PRE_SCORE, _PreScoreState(_prefer_no_schedule_tolerations(pod)))
         return None
 

@@ -6,7 +6,7 @@ The class is thin: PreFilter/Filter live in ``filtering``, PreScore/Score/Normal
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -125,7 +125,7 @@ class InterPodAffinity:
 
     # ------------------------------------------------------------------ PreScore / Score
 
-    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> MaybeStatus:
         computed = scoring.compute_pre_score_state(pod, self._snapshot, self._index, self.args, self._counter())
         if computed is None:
             return SKIP

@@ -158,7 +158,7 @@ class BalancedAllocation:
         )
         self._skips_best_effort = features.balanced_allocation_skips_best_effort
 
-    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> MaybeStatus:
         requests = self._scorer.pod_request_list(pod)
         if self._skips_best_effort and not any(requests):
             return SKIP

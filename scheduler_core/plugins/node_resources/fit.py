@@ -493,7 +493,7 @@ class Fit:
             pre_filter.requests, table, positions, self._ignored, self._ignored_groups, self.unresolvable
         )
 
-    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> MaybeStatus:
         state.write(_PRE_SCORE, _PreScoreState(self._scorer.pod_request_list(pod)))
         return None
 

@@ -8,7 +8,7 @@ Services and controller that select it; without such a selector it is not spread
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -249,7 +249,7 @@ class PodTopologySpread:
 
     # ------------------------------------------------------------------ PreScore / Score
 
-    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> MaybeStatus:
         all_nodes = self._handle.snapshot.node_infos
         if not all_nodes:
             return SKIP

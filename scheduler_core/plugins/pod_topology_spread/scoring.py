@@ -113,7 +113,7 @@ def score_for_count(count: int, max_skew: int, weight: float) -> float:
 def compute_pre_score_state(
     pod: Pod,
     constraints: list[Constraint],
-    feasible: list[NodeInfo],
+    feasible: Sequence[NodeInfo],
     all_nodes: list[NodeInfo],
     require_all_topologies: bool,
     counter: MatchCounter,
@@ -144,7 +144,7 @@ def compute_pre_score_state(
     return state
 
 
-def _init_domains(state: PreScoreState, feasible: list[NodeInfo], require_all_topologies: bool) -> None:
+def _init_domains(state: PreScoreState, feasible: Sequence[NodeInfo], require_all_topologies: bool) -> None:
     """initPreScoreState: ignored nodes, the domains of the scored nodes, and the weights."""
     sizes = [0] * len(state.constraints)
     for node_info in feasible:

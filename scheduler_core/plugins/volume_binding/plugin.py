@@ -11,7 +11,7 @@ scoring needs the StorageCapacityScoring gate, off (alpha) in the release.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -196,7 +196,7 @@ class VolumeBinding:
 
     # ------------------------------------------------------------------ PreScore / Score
 
-    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> MaybeStatus:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> MaybeStatus:
         return SKIP  # no scorer: StorageCapacityScoring is off, so capacity scoring never runs
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
-from scheduler_core.framework.node_table import MISSING, MIN_RUN, NodeTable, gathered_names
+from scheduler_core.framework.node_table import MISSING, MIN_RUN, NodeTable, PositionedInfos, gathered_names
 from scheduler_core.model import CPU, MEMORY, LABEL_ZONE
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
@@ -96,8 +96,27 @@ def test_positions_names_and_infos_read_the_same_rows():
     assert table.names_at(positions) == ["n2", "n0"]
     assert table.names_at(positions).positions is positions  # kept for readers that index nodes
     assert table.names_at(positions).table_names is table.names
-    assert table.infos_at(positions) == [snapshot.get("n2"), snapshot.get("n0")]
+    infos = table.infos_at(positions)
+    assert list(infos) == [infos[0], infos[1]] == [snapshot.get("n2"), snapshot.get("n0")]
+    assert infos[:1] == [snapshot.get("n2")] and len(infos) == 2
+    assert infos.positions is positions and infos.table_infos is table.node_infos
     assert table.positions().tolist() == [0, 1, 2]
+
+
+def test_infos_at_gathers_the_node_infos_once_and_only_when_they_are_read():
+    gathered: list[list[int]] = []
+
+    class Column:
+        """The table's object array, noting each gather."""
+
+        def __getitem__(self, positions: np.ndarray) -> np.ndarray:
+            gathered.append(positions.tolist())
+            return np.array(["info%d" % p for p in positions.tolist()], dtype=object)
+
+    infos = PositionedInfos(Column(), np.array([3, 1], dtype=np.int64), [])  # type: ignore[arg-type]
+    assert len(infos) == 2 and not gathered  # PreScore plugins that only ask how many read nothing
+    assert list(infos) == ["info3", "info1"] and infos[1] == "info1"
+    assert gathered == [[3, 1]]
 
 
 def test_tree_order_lists_positions_zone_by_zone_as_the_snapshot_does():
