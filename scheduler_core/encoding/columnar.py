@@ -49,7 +49,7 @@ import numpy as np
 import orjson
 from isal import isal_zlib
 
-from scheduler_core.framework.node_table import PositionedNames
+from scheduler_core.framework.node_table import NodePositions, PositionedNames
 from scheduler_core.encoding.events import (
     Event,
     FilterPluginResult,
@@ -110,12 +110,15 @@ class RunNames:
         # A node table's name list -> whether its positions are this run's node indices (the
         # list is kept so its id stays its own).
         self._tables: dict[int, tuple[list[str], bool]] = {}
-        self._positioned: list[tuple[PositionedNames, np.ndarray]] = []  # the latest lists, by identity
+        self._positioned: list[tuple[PositionedNames | NodePositions, np.ndarray]] = []  # the latest lists, by identity
 
     def _positions(self, names: Sequence[str]) -> np.ndarray | None:
         """The indices of names gathered from a node table whose order is this run's (a prefix of
-        it: nodes a step adds come last), read off the positions they were gathered from."""
-        if type(names) is not PositionedNames or len(names.positions) != len(names):
+        it: nodes a step adds come last), read off the positions they were gathered from (or are
+        kept as, when the hand-over gives them: ``NodePositions``)."""
+        if type(names) is not PositionedNames and type(names) is not NodePositions:
+            return None  # names in a list of their own: looked up
+        if len(names.positions) != len(names):
             return None
         for seen, indices in self._positioned:  # one list goes into several events of a cycle
             if seen is names:
@@ -348,7 +351,7 @@ class _Encoder:
             return value
         if isinstance(value, dict):
             return self.mapping(value)
-        if isinstance(value, list):
+        if isinstance(value, list) or kind is NodePositions:  # positions: a node list as the hand-over gives it
             return self.sequence(value)
         return value
 

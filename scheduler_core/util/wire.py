@@ -30,6 +30,7 @@ the JSON, which a copy would lose. ``to_builtins`` stays the reference the tests
 
 from __future__ import annotations
 
+import collections.abc
 import enum
 import functools
 import types
@@ -127,10 +128,20 @@ def _converter(hint: Any, inside: bool = False) -> Callable[[Any], Any] | None:
         if each is None:
             return list
         return lambda values: [each(value) for value in values]
+    if origin is collections.abc.Sequence and args and _converter(args[0], inside=True) is None:
+        return _as_list  # a node list the hand-over kept as positions (NodePositions): its names
     if origin is dict and len(args) == 2:
         entry = _converter(args[1], inside=True)
         return None if entry is None else lambda values: {key: entry(value) for key, value in values.items()}
     return None
+
+
+def _as_list(values: Any) -> Any:
+    """A sequence that is not a list or tuple (NodePositions) as its list; anything else as it is
+    (a column reference the encoder put in its place)."""
+    if type(values) is list or isinstance(values, (list, tuple, str)):
+        return values
+    return list(values) if isinstance(values, collections.abc.Sequence) else values
 
 
 def _unless_none(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:

@@ -5,7 +5,9 @@ Not a generic pickle of the events, which costs the engine as much as storing th
 - an event goes as a tuple of plain values (its payload's type as a number, then its fields), which
   the C pickler writes without calling back into Python;
 - a node list gathered from a node table (``PositionedNames``) goes as its positions; the table's
-  name list goes once, and the reader gathers the names again from its own copy;
+  name list goes once, and the reader hands the list on as positions over its own copy
+  (``NodePositions``, as the engine's process has it): the columnar encoder stores the positions,
+  and nothing in the task's process reads the names;
 - what the engine hands out again unchanged — a table's name list, a ``PositionedNames`` (which
   nobody may change), a tuple of names (a picture's domain nodes, fixed per snapshot) — is kept in
   rings on both sides and sent as a slot number after the first time, so the reader also gets one
@@ -52,7 +54,7 @@ from scheduler_core.encoding.events import (
     TotalResult,
     WrittenJSON,
 )
-from scheduler_core.framework.node_table import NodePositions, PositionedNames, gathered_names
+from scheduler_core.framework.node_table import NodePositions, PositionedNames
 from scheduler_core.framework.status import Code, Status
 
 MIN_JOINED = 64  # pod-name lists at least this long go as one string
@@ -505,11 +507,9 @@ class Receiver:
         if kind is not tuple or not wire or type(wire[0]) is not int:
             return wire
         slot, table, positions = wire
-        names = self.table(table)
-        at = _array(positions)
-        value = self.rings["lists"][slot] = PositionedNames(
-            gathered_names(names, self.arrays[id(names)], at), at, names
-        )
+        # Kept as positions, as the engine's process keeps them: the columnar encoder reads the
+        # positions, and gathering 5,000 names here that nobody reads was ~5 % of the task's process.
+        value = self.rings["lists"][slot] = NodePositions(_array(positions), self.table(table))
         return value
 
     def pod_names(self, text: str, slot: int) -> list[str]:
@@ -540,7 +540,8 @@ class Receiver:
     def gathered(self, nodes: Any, positions: np.ndarray) -> list[str]:
         """nodes[p] for each position: at C speed when ``nodes`` came from a table here."""
         # An entry is a list the ring holds (it goes when the list leaves), so an id found is this list's.
-        array = self.arrays.get(id(nodes.table_names)) if type(nodes) is PositionedNames else None
+        kind = type(nodes)
+        array = self.arrays.get(id(nodes.table_names)) if kind is NodePositions or kind is PositionedNames else None
         if array is not None:
             gathered: list[str] = array[nodes.positions[positions]].tolist()
             return gathered

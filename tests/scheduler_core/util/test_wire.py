@@ -92,6 +92,20 @@ def test_the_engines_lists_are_written_as_they_are_not_copied():
     assert start.to_json()["queue"] is queue
 
 
+def test_a_node_list_kept_as_positions_is_written_as_its_names():
+    import numpy as np
+
+    from scheduler_core.framework.node_table import NodePositions
+
+    table = ["n0", "n1", "n2", "n3"]
+    summary = FilterSummary(NodePositions(np.array([2, 0, 3]), table), NodePositions(np.array([3]), table), 2, 1)
+    written = summary.to_json()
+    assert written["evaluated"] == ["n2", "n0", "n3"] and type(written["evaluated"]) is list
+    assert written["feasibleNodes"] == ["n3"]
+    column = {"$n": 7}  # what the columnar encoder puts in a list's place: left as it is
+    assert msgspec.structs.replace(summary, evaluated=column).to_json()["evaluated"] is column
+
+
 def test_a_field_of_open_type_holding_a_typed_value_writes_its_json():
     class Picture:
         def to_json(self) -> dict:

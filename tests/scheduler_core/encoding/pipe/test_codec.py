@@ -131,6 +131,32 @@ def test_evaluated_nodes_kept_as_positions_in_the_engines_process_read_back_the_
         assert assert_same_stored(load_scenario(path.read_bytes()), run_to_the_end, passed_on)
 
 
+def test_the_reader_keeps_node_lists_as_positions_which_the_encoder_stores_without_a_name(monkeypatch):
+    """The task's process stores node lists by their positions: the reader hands them on as
+    positions rather than gathering thousands of names nobody reads (the segments are the same:
+    the read-back tests above)."""
+    from scheduler_core.encoding.columnar import RunNames, encode_segment
+    from scheduler_core.framework.node_table import NodePositions
+
+    spreading = next(path for path in BENCH_500 if path.stem.startswith("spread"))
+    scenario = load_scenario(spreading.read_bytes(), limits=BIG)
+    events = list(read_back(itertools.islice(run_to_the_end(scenario), 3000)))
+    filtered = [e.payload.nodes for e in events if e.extension_point is ExtensionPoint.FILTER and e.plugin]
+    assert filtered and all(type(nodes) is NodePositions for nodes in filtered)
+
+    def read(*args):
+        pytest.fail("a node's name read")
+
+    monkeypatch.setattr(NodePositions, "__iter__", read)
+    monkeypatch.setattr(NodePositions, "__getitem__", read)
+    names = RunNames([node.name for node in scenario.nodes], [pod.key for pod in scenario.pending_pods])
+    seq = 0
+    for _, group in itertools.groupby(events, key=lambda event: event.cycle):
+        group = list(group)
+        assert encode_segment(group, names, seq)
+        seq += len(group)
+
+
 def test_scores_handed_on_unchanged_go_once():
     """A plugin without NormalizeScore hands its raw array on as the normalized one, and weight 1
     leaves it as the weighted one: sent once, read back as one array. Not when another event comes
