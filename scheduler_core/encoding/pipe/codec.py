@@ -540,8 +540,7 @@ class Receiver:
     def gathered(self, nodes: Any, positions: np.ndarray) -> list[str]:
         """nodes[p] for each position: at C speed when ``nodes`` came from a table here."""
         # An entry is a list the ring holds (it goes when the list leaves), so an id found is this list's.
-        kind = type(nodes)
-        array = self.arrays.get(id(nodes.table_names)) if kind is NodePositions or kind is PositionedNames else None
+        array = self.arrays.get(id(nodes.table_names)) if type(nodes) is NodePositions else None
         if array is not None:
             gathered: list[str] = array[nodes.positions[positions]].tolist()
             return gathered
