@@ -9,9 +9,12 @@ NoSchedule or NoExecute taint that the request (or subrequest) does not tolerate
 allocateDevice does. With PartitionableDevices on (``partitionable``: v1.36's default, v1.35's with
 the gate) a pool's counter sets come from its counter slices (gathered for every node), a device that
 consumes counters is taken only while they have room (checkAvailableCounters), and a device of a
-slice with perDeviceNodeSelection is a candidate only on the nodes it names. v1.36's other default-on
-features (ConsumableCapacity, DeviceBindingAndStatus) change nothing for the objects the loader lets
-through (it refuses their fields while they are on). v1.36's
+slice with perDeviceNodeSelection is a candidate only on the nodes it names. With ConsumableCapacity
+on (``consumable_capacity``: v1.36's default) a device that allows multiple allocations is shared:
+each claim takes a share consuming some of its capacities (consumable_capacity.go), never the
+whole device, and every candidate's capacity is checked against the request (CmpRequestOverCapacity).
+DeviceBindingAndStatus changes nothing for the objects the loader lets through (it refuses its
+fields while it is on). v1.36's
 incubating variant also sorts the pools by driver and pool name and each pool's slices by name
 (``sort_pools``); its stable variant, picked when only the features it supports are on, does not.
 
@@ -26,12 +29,14 @@ visited in the order their first slice appears (the release collects them in a G
 from __future__ import annotations
 
 import operator
+import uuid
 from fractions import Fraction
 from dataclasses import dataclass, field
-from typing import Callable, Container, Optional, Sequence
+from typing import Callable, Container, Mapping, Optional, Sequence, Union
 
 from scheduler_core.dra.cel import CelRuntimeError, compile_selector
 from scheduler_core.framework.dra_state import SelectorCache
+from scheduler_core.model import quantity
 from scheduler_core.model.labels import node_selector_matches
 from scheduler_core.model import (
     ALLOCATION_MODE_ALL,
@@ -39,7 +44,9 @@ from scheduler_core.model import (
     ALLOCATION_MODE_EXACT_COUNT,
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocationResult,
+    Amount,
     AttributeValue,
+    CapacityRequestPolicy,
     ClaimSpec,
     TAINT_EFFECT_NO_EXECUTE,
     TAINT_EFFECT_NO_SCHEDULE,
@@ -266,6 +273,7 @@ class Request:
     admin_access: Optional[bool] = None
     parent: str = ""  # the request holding this subrequest
     tolerations: tuple[DeviceToleration, ...] = ()
+    capacity: Optional[dict[str, Amount]] = None  # capacity.requests (DRAConsumableCapacity)
 
     @property
     def full_name(self) -> str:
@@ -288,19 +296,53 @@ class _Candidate:
     pool: Pool
 
 
-class _MatchAttribute:
-    """matchAttributeConstraint: every device of the named requests has the same value."""
+@dataclass(slots=True)
+class _Chosen:
+    """internalDeviceResult: a device taken for a request (with its share, for a shared device)."""
+
+    request: Request
+    device_id: DeviceId
+    slice: ResourceSlice
+    device: Device
+    share_id: Optional[str] = None
+    consumed: Optional[dict[str, str]] = None  # what the share consumes, as the API writes it
+
+
+@dataclass(slots=True)
+class _Change:
+    """deviceRollbackState: what taking one candidate changed, for taking it back."""
+
+    candidate: _Candidate
+    counted: bool  # its counters were taken
+    base: str = ""
+    sub: str = ""
+    constraints: int = 0  # how many of the claim's constraints it was added to
+    marked: bool = False  # in allocating
+    consumed: Optional[dict[str, Fraction]] = None  # added to allocating_capacity
+    entry_existed: bool = False  # allocating_capacity held the device before
+    results: Optional[int] = None  # the results' length before it was appended
+
+
+class _OnRequests:
+    """A constraint on the devices of the requests it names (all requests when it names none)."""
 
     def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
         self.requests = set(requests)
         self.attribute = attribute
-        self.value: Optional[AttributeValue] = None
         self.count = 0
 
     def _applies(self, request: str, sub: str) -> bool:
         if not self.requests:
             return True
         return request in self.requests or (bool(sub) and f"{request}/{sub}" in self.requests)
+
+
+class _MatchAttribute(_OnRequests):
+    """matchAttributeConstraint: every device of the named requests has the same value."""
+
+    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+        super().__init__(requests, attribute)
+        self.value: Optional[AttributeValue] = None
 
     def add(self, request: str, sub: str, device: Device, device_id: DeviceId) -> bool:
         if not self._applies(request, sub):
@@ -321,8 +363,156 @@ class _MatchAttribute:
             self.count -= 1
 
 
+class _DistinctAttribute(_OnRequests):
+    """distinctAttributeConstraint (DRAConsumableCapacity): no two devices of the named requests
+    have the same value. As the release keeps them, the values are keyed by request name, so a
+    request's second device replaces its first's and removing a device forgets its request's."""
+
+    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+        super().__init__(requests, attribute)
+        self.values: dict[str, AttributeValue] = {}
+
+    def add(self, request: str, sub: str, device: Device, device_id: DeviceId) -> bool:
+        if not self._applies(request, sub):
+            return True
+        value = device.attribute(device_id[0], self.attribute)
+        if value is None:
+            return False
+        if self.count and any(type(value) is type(seen) and value == seen for seen in self.values.values()):
+            return False
+        self.values[request] = value
+        self.count += 1
+        return True
+
+    def remove(self, request: str, sub: str) -> None:
+        if self._applies(request, sub):
+            self.values.pop(request, None)
+            self.count -= 1
+
+
+_Constraint = Union[_MatchAttribute, _DistinctAttribute]
+
+
 class _MaxSizeExceeded(Exception):
     pass
+
+
+# ---------------------------------------------------------------------- consumable capacity
+
+
+def consumed_amount(asked: Optional[Amount], capacity: Amount, policy: Optional[CapacityRequestPolicy]) -> Amount:
+    """calculateConsumedCapacity: what one allocation takes of a capacity: without a request its
+    policy's default (else all of it); with one, rounded up onto the policy's range or to its next
+    valid value."""
+    if asked is None:
+        return policy.default if policy is not None and policy.default is not None else capacity
+    if policy is None:
+        return asked
+    valid_range = policy.valid_range
+    if valid_range is not None and valid_range.min is not None:
+        return _round_up_range(asked, valid_range.min, valid_range.step)
+    for valid in policy.valid_values:
+        if asked.value <= valid.value:
+            return valid
+    return asked
+
+
+def _round_up_range(asked: Amount, minimum: Amount, step: Optional[Fraction]) -> Amount:
+    """roundUpRange: at least ``minimum``, then up to the next whole step from it (in whole units,
+    as Quantity.Value rounds them; the result is BinarySI, as NewQuantity makes it)."""
+    if asked.value < minimum.value:
+        return minimum
+    step_units = quantity.value(step) if step is not None else 0
+    if not step_units:
+        return asked
+    base = quantity.value(minimum.value)
+    steps = -(-(quantity.value(asked.value) - base) // step_units)  # ceiling division
+    rounded = base + step_units * steps
+    return Amount(Fraction(rounded), quantity.canonical(Fraction(rounded), quantity.BINARY_SI))
+
+
+def _violates_policy(consumed: Fraction, policy: Optional[CapacityRequestPolicy]) -> bool:
+    """violatesPolicy: the default is always allowed; else the range's max and steps, or the valid
+    values."""
+    if policy is None or (policy.default is not None and consumed == policy.default.value):
+        return False
+    valid_range = policy.valid_range
+    if valid_range is not None:
+        if valid_range.max is not None and consumed > valid_range.max:
+            return True
+        step_units = quantity.value(valid_range.step) if valid_range.step is not None else 0
+        if step_units and valid_range.min is not None:
+            return (quantity.value(consumed) - quantity.value(valid_range.min.value)) % step_units != 0
+        return False
+    if policy.valid_values:
+        return all(consumed != valid.value for valid in policy.valid_values)
+    return False
+
+
+def capacity_fits(
+    device: Device,
+    requested: Optional[dict[str, Amount]],
+    allocated: Optional[dict[str, Fraction]],
+    allocating: Optional[dict[str, Fraction]],
+) -> bool:
+    """CmpRequestOverCapacity: the request names only capacities the device has, and what it would
+    consume of each, within the policy, fits beside what allocated and allocating shares consume."""
+    if requested and any(name not in device.capacity for name in requested):
+        return False  # "some requested capacity has not been defined": the device is passed over
+    for name, value in device.capacity.items():
+        policy = device.request_policies.get(name)
+        asked = requested.get(name) if requested else None
+        consumed = consumed_amount(asked, Amount(value, ""), policy).value
+        if _violates_policy(consumed, policy):
+            return False
+        total = consumed + (allocated or {}).get(name, Fraction(0)) + (allocating or {}).get(name, Fraction(0))
+        if total > value:
+            return False
+    return True
+
+
+def consumed_capacity(device: Device, requested: Optional[dict[str, Amount]]) -> dict[str, Amount]:
+    """GetConsumedCapacityFromRequest: what an allocation of a shared device consumes, per capacity."""
+    return {
+        name: consumed_amount(
+            requested.get(name) if requested else None,
+            Amount(value, device.capacity_shown.get(name) or quantity.canonical(value, quantity.DECIMAL_SI)),
+            device.request_policies.get(name),
+        )
+        for name, value in device.capacity.items()
+    }
+
+
+def add_capacity(
+    collection: dict[DeviceId, dict[str, Fraction]], device_id: DeviceId, amounts: dict[str, Fraction]
+) -> None:
+    """ConsumedCapacityCollection.Insert: an entry for the device even when it consumes nothing."""
+    entry = collection.setdefault(device_id, {})
+    for name, amount in amounts.items():
+        entry[name] = entry.get(name, Fraction(0)) + amount
+
+
+def _remove_capacity(
+    collection: dict[DeviceId, dict[str, Fraction]], device_id: DeviceId, amounts: dict[str, Fraction]
+) -> None:
+    """ConsumedCapacityCollection.Remove: the entry goes when nothing is left in it."""
+    entry = collection.get(device_id)
+    if entry is None:
+        return
+    for name, amount in amounts.items():
+        if name in entry:
+            entry[name] -= amount
+    if all(amount == 0 for amount in entry.values()):
+        del collection[device_id]
+
+
+_SHARE_NAMESPACE = uuid.UUID("6f1c2a7e-3b8d-4e59-9a51-2c0d8e4b7f10")
+
+
+def share_id(claim: ResourceClaim, position: int) -> str:
+    """A shareID for a claim's result at ``position``. The release draws a random UUID; SchedLab
+    derives one from the claim's uid so a replay gives the same one every time."""
+    return str(uuid.uuid5(_SHARE_NAMESPACE, f"{claim.uid}/{position}"))
 
 
 # ---------------------------------------------------------------------- selectors
@@ -434,8 +624,16 @@ class Allocator:
         sort_pools: bool = False,
         skips_unusable_pools: bool = True,
         partitionable: bool = False,
+        consumable_capacity: bool = False,
+        shared: Container[DeviceId] = frozenset(),
+        aggregated: Optional[Mapping[DeviceId, dict[str, Fraction]]] = None,
     ) -> None:
         self.allocated = allocated
+        # features.ConsumableCapacity (DRAConsumableCapacity); the allocated state's shared devices
+        # (AllocatedSharedDeviceIDs) and what their shares consume (AggregatedCapacity).
+        self.consumable_capacity = consumable_capacity
+        self.shared = shared
+        self.aggregated: Mapping[DeviceId, dict[str, Fraction]] = aggregated or {}
         self.device_taints = device_taints  # features.DeviceTaints (DRADeviceTaints)
         self.partitionable = partitionable  # features.PartitionableDevices (DRAPartitionableDevices)
         # availableCounters: per pool, its counters less what allocated devices consume, computed
@@ -526,9 +724,9 @@ class Allocator:
         if self.memo is None:
             return _Run(self, node, claims).allocate()
         node_pools = self._node_pools(node)
-        if any(pool.counter_sets for pool in node_pools.pools):
+        if any(pool.counter_sets for pool in node_pools.pools) or self.aggregated or self.shared:
             # Counters read devices of other nodes and this cycle's first view of a pool (by
-            # name): never kept.
+            # name), shares what other claims consume: never kept.
             return _Run(self, node, claims).allocate()
         specs, classes = self._specs_and_classes(claims)
         in_use = node_pools.devices & self.allocated
@@ -561,10 +759,12 @@ class _Run:
         self.pools: list[Pool] = []
         self.request_data: dict[tuple[int, int, int], RequestData] = {}
         self.selected_sub: dict[tuple[int, int], int] = {}
-        self.constraints: list[list[_MatchAttribute]] = []
+        self.constraints: list[list[_Constraint]] = []
         self.matches: dict[tuple[DeviceId, int, int, int], bool] = {}
         self.allocating: dict[DeviceId, set[int]] = {}
-        self.results: list[list[tuple[Request, DeviceId, ResourceSlice, Device]]] = [[] for _ in claims]
+        self.results: list[list[_Chosen]] = [[] for _ in claims]
+        # allocatingCapacity: what this call's shares of devices that allow multiple allocations consume
+        self.allocating_capacity: dict[DeviceId, dict[str, Fraction]] = {}
         # consumedCounters: per pool name, what this call's chosen devices consume
         self.consumed: dict[str, dict[str, dict[str, Fraction]]] = {}
 
@@ -606,6 +806,7 @@ class _Run:
                     None,
                     request.name,
                     sub.tolerations,
+                    sub.capacity,
                 )
                 data = self._validate(claim, accessor, (claim_index, request_index, sub_index))
                 self.request_data[(claim_index, request_index, sub_index)] = data
@@ -624,6 +825,7 @@ class _Run:
             exact.count,
             exact.admin_access,
             tolerations=exact.tolerations,
+            capacity=exact.capacity,
         )
         data = self._validate(claim, accessor, (claim_index, request_index, 0))
         self.request_data[(claim_index, request_index, 0)] = data
@@ -659,21 +861,26 @@ class _Run:
                 for slice_ in pool.slices:
                     for device in slice_.devices:
                         device_id = (slice_.driver, slice_.pool, device.name)
-                        if self._selectable(key, data, device_id, device, slice_):
+                        if self._selectable(key, data, device_id, device, slice_) and self._capacity_fits(
+                            request, device_id, device
+                        ):
                             data.all_devices.append((device_id, device, slice_, pool))
             data.num_devices = len(data.all_devices)
         else:
             raise AllocationError(f"claim {claim.key}, request {request.name}: unsupported count mode {request.mode}")
         return data
 
-    def _constraints(self, claim: ResourceClaim) -> list[_MatchAttribute]:
-        constraints = []
+    def _constraints(self, claim: ResourceClaim) -> list[_Constraint]:
+        constraints: list[_Constraint] = []
         for index, constraint in enumerate(claim.spec.constraints):
-            if constraint.match_attribute is None:
+            if constraint.match_attribute is not None:
+                constraints.append(_MatchAttribute(constraint.requests, constraint.match_attribute))
+            elif constraint.distinct_attribute is not None:
+                constraints.append(_DistinctAttribute(constraint.requests, constraint.distinct_attribute))
+            else:
                 raise AllocationError(
                     f"claim {claim.key}, constraint #{index}: empty constraint (unsupported constraint type?)"
                 )
-            constraints.append(_MatchAttribute(constraint.requests, constraint.match_attribute))
         return constraints
 
     # ------------------------------------------------------------------ selection
@@ -708,6 +915,18 @@ class _Run:
 
     def _in_use(self, device_id: DeviceId) -> bool:
         return device_id in self.owner.allocated or bool(self.allocating.get(device_id))
+
+    def _capacity_in_use(self, device_id: DeviceId) -> bool:
+        """deviceCapacityInUse: some share of the device, allocated or being allocated, consumes capacity."""
+        return device_id in self.owner.aggregated or device_id in self.allocating_capacity
+
+    def _capacity_fits(self, request: Request, device_id: DeviceId, device: Device) -> bool:
+        """The allocator's CmpRequestOverCapacity, checked only while ConsumableCapacity is on."""
+        if not self.owner.consumable_capacity:
+            return True
+        return capacity_fits(
+            device, request.capacity, self.owner.aggregated.get(device_id), self.allocating_capacity.get(device_id)
+        )
 
     # ------------------------------------------------------------------ the search
 
@@ -763,6 +982,8 @@ class _Run:
                         continue
                     if not self._selectable(key, data, device_id, device, slice_):
                         continue
+                    if not self._capacity_fits(request, device_id, device):
+                        continue
                     undo = self._allocate_device(
                         claim_index, key, _Candidate(device_id, device, slice_, pool), must=False
                     )
@@ -802,47 +1023,73 @@ class _Run:
     def _allocate_device(
         self, claim_index: int, key: tuple[int, int, int], candidate: _Candidate, must: bool
     ) -> Optional[Callable[[], None]]:
-        """allocateDevice: availability and constraints; the undo function when it is taken."""
+        """allocateDevice: availability, counters, taints, constraints and capacity; the undo
+        function when it is taken (what it changed, taken back in the opposite order)."""
         request = self.request_data[key].request
-        device_id = candidate.device_id
-        if request.admin_access and claim_index in self.allocating.get(device_id, ()):
+        device_id, device = candidate.device_id, candidate.device
+        shared = self.owner.consumable_capacity and bool(device.allow_multiple_allocations)
+        if not shared and request.admin_access and claim_index in self.allocating.get(device_id, ()):
             return None
         if not request.admin_access and self._in_use(device_id):
             return None
-        consumes = candidate.device.consumes_counters
-        if consumes and (not self.owner.partitionable or not self._take_counters(candidate)):
+        if device.consumes_counters and not self.owner.partitionable:
             return None
+        # A share of a device some share of which is already taken draws no counters again.
+        counted = bool(device.consumes_counters) and not (shared and self._capacity_in_use(device_id))
+        if counted and not self._take_counters(candidate):
+            return None
+        change = _Change(candidate, counted)
         # Might be tainted, in which case the taint has to be tolerated (checked only with the feature on).
-        if self.owner.device_taints and taint_prevents_allocation(candidate.device, request.tolerations):
-            self._give_counters(candidate)
+        if self.owner.device_taints and taint_prevents_allocation(device, request.tolerations):
+            self._rollback(claim_index, change)
             return None
-        base, sub = (request.parent, request.name) if request.parent else (request.name, "")
-        constraints = self.constraints[claim_index]
-        for index, constraint in enumerate(constraints):
-            if not constraint.add(base, sub, candidate.device, device_id):
-                self._give_counters(candidate)
+        change.base, change.sub = (request.parent, request.name) if request.parent else (request.name, "")
+        for constraint in self.constraints[claim_index]:
+            if not constraint.add(change.base, change.sub, device, device_id):
+                self._rollback(claim_index, change)
                 if must:
                     claim = self.claims[claim_index]
                     raise AllocationError(
                         f"claim {claim.key}, request {request.name}: cannot add device "
                         f"{'/'.join(device_id)} because a claim constraint would not be satisfied"
                     )
-                for earlier in constraints[:index]:
-                    earlier.remove(base, sub)
                 return None
-        self.allocating.setdefault(device_id, set()).add(claim_index)
+            change.constraints += 1
+        if not shared:
+            self.allocating.setdefault(device_id, set()).add(claim_index)
+            change.marked = True
+        if not self._capacity_fits(request, device_id, device):
+            self._rollback(claim_index, change)
+            return None
         results = self.results[claim_index]
-        results.append((request, device_id, candidate.slice, candidate.device))
-        size = len(results) - 1
+        share, consumed = None, None
+        if shared:
+            amounts = consumed_capacity(device, request.capacity)
+            change.entry_existed = device_id in self.allocating_capacity
+            change.consumed = {name: amount.value for name, amount in amounts.items()}
+            add_capacity(self.allocating_capacity, device_id, change.consumed)
+            share = share_id(self.claims[claim_index], len(results))
+            consumed = {name: amount.shown for name, amount in amounts.items()} or None
+        change.results = len(results)
+        results.append(_Chosen(request, device_id, candidate.slice, device, share, consumed))
+        return lambda: self._rollback(claim_index, change)
 
-        def undo() -> None:
-            for constraint in constraints:
-                constraint.remove(base, sub)
+    def _rollback(self, claim_index: int, change: _Change) -> None:
+        """rollbackDevice: what ``_allocate_device`` changed, taken back in the opposite order."""
+        device_id = change.candidate.device_id
+        if change.results is not None:
+            del self.results[claim_index][change.results :]
+        if change.consumed is not None:
+            _remove_capacity(self.allocating_capacity, device_id, change.consumed)
+            if change.entry_existed:  # an earlier share still counts as one (its entry, even empty)
+                self.allocating_capacity.setdefault(device_id, {})
+        if change.marked:
             self.allocating[device_id].discard(claim_index)
-            del results[size:]
-            self._give_counters(candidate)
-
-        return undo
+        constraints = self.constraints[claim_index]
+        for index in range(change.constraints - 1, -1, -1):
+            constraints[index].remove(change.base, change.sub)
+        if change.counted:
+            self._give_counters(change.candidate)
 
     # ------------------------------------------------------------------ counters
 
@@ -876,17 +1123,34 @@ class _Run:
                 counters[name] = counters.get(name, Fraction(0)) - amount
 
     def _available(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
-        return counters_left(pool, self.owner.allocated)
+        return counters_left(pool, _Allocated(self.owner))
 
     # ------------------------------------------------------------------ results
 
     def _result(self, claim_index: int) -> AllocationResult:
         devices = tuple(
-            DeviceResult(request.full_name, *device_id, admin_access=True if request.admin_access else None)
-            for request, device_id, _, _ in self.results[claim_index]
+            DeviceResult(
+                chosen.request.full_name,
+                *chosen.device_id,
+                admin_access=True if chosen.request.admin_access else None,
+                share_id=chosen.share_id,
+                consumed_capacity=chosen.consumed,
+            )
+            for chosen in self.results[claim_index]
         )
-        chosen = [(slice_, device) for _, _, slice_, device in self.results[claim_index]]
+        chosen = [(item.slice, item.device) for item in self.results[claim_index]]
         return AllocationResult(devices, _node_selector(chosen, self.node.name))
+
+
+class _Allocated:
+    """IsDeviceAllocated: a device held whole, shared, or with capacity consumed."""
+
+    def __init__(self, owner: Allocator) -> None:
+        self.owner = owner
+
+    def __contains__(self, device_id: object) -> bool:
+        owner = self.owner
+        return device_id in owner.allocated or device_id in owner.shared or device_id in owner.aggregated
 
 
 def counters_left(pool: Pool, allocated: Container[DeviceId]) -> dict[str, dict[str, Fraction]]:

@@ -17,11 +17,13 @@ verdicts are the scheduler's own state, written by the plugin.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Mapping, Optional, TypeVar, Union
+from typing import Any, Iterable, Mapping, Optional, TypeVar, Union
 
 from scheduler_core.framework.informer import take
 from scheduler_core.model import Device, DeviceClass, DraObjects, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from scheduler_core.model.quantity import parse_quantity
 
 DeviceId = tuple[str, str, str]
 PoolId = tuple[str, str]  # driver, pool
@@ -91,13 +93,45 @@ class VersionedDict(dict[K, V]):
 
 
 def _devices_of(claim: ResourceClaim) -> tuple[DeviceId, ...]:
-    """The devices an allocated claim holds (admin access left out)."""
+    """The devices an allocated claim holds whole (admin access and shares left out:
+    foreachAllocatedDevice's dedicated devices)."""
     allocation = claim.allocation
     if allocation is None:
         return ()
     return tuple(
-        (result.driver, result.pool, result.device) for result in allocation.results if not result.admin_access
+        (result.driver, result.pool, result.device)
+        for result in allocation.results
+        if not result.admin_access and result.share_id is None
     )
+
+
+def _has_shares(claim: Optional[ResourceClaim]) -> bool:
+    allocation = claim.allocation if claim is not None else None
+    return allocation is not None and any(result.share_id is not None for result in allocation.results)
+
+
+SharedState = tuple[frozenset[DeviceId], dict[DeviceId, dict[str, Fraction]]]
+
+
+def _shares(claims: Iterable[ResourceClaim]) -> SharedState:
+    """AllocatedSharedDeviceIDs (by device) and AggregatedCapacity: the devices shares of which the
+    claims hold (DRAConsumableCapacity), and what those shares consume of each, summed."""
+    shared: set[DeviceId] = set()
+    aggregated: dict[DeviceId, dict[str, Fraction]] = {}
+    for claim in claims:
+        if not _has_shares(claim):
+            continue
+        assert claim.allocation is not None  # _has_shares says so
+        for result in claim.allocation.results:
+            if result.admin_access or result.share_id is None:
+                continue
+            shared.add(result.device_id)
+            if result.consumed_capacity is None:
+                continue
+            entry = aggregated.setdefault(result.device_id, {})
+            for name, text in result.consumed_capacity.items():
+                entry[name] = entry.get(name, Fraction(0)) + parse_quantity(text)
+    return frozenset(shared), aggregated
 
 
 class _Holding:
@@ -249,6 +283,8 @@ class DraState:
         self.in_flight: dict[str, ResourceClaim] = VersionedDict()
         self.selector_cache: SelectorCache = {}  # CEL verdicts per (expression, device)
         self._in_use: Optional[_DevicesInUse] = None
+        self._claims_with_shares = 0  # claims in the cache whose allocation has a shareID
+        self._shared: Optional[tuple[object, SharedState]] = None
 
     @classmethod
     def as_listed(cls, objects: DraObjects) -> "DraState":
@@ -268,6 +304,8 @@ class DraState:
         take(self._tables[type(changed)], old, new)
         if isinstance(changed, ResourceSlice):
             self.slices = tuple(self._slices.values())
+        elif isinstance(changed, ResourceClaim):
+            self._claims_with_shares += _has_shares(new) - _has_shares(old)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ listers
 
@@ -299,6 +337,20 @@ class DraState:
         allocated claim (admin access left out), then those of allocations in flight. Kept until
         a claim or an allocation in flight is written (a new dict for each caller)."""
         return dict(self._holders_and_owners()[0])
+
+    def shared_devices(self) -> SharedState:
+        """The shared devices and their consumed capacity, from the cached claims and the
+        allocations in flight (GatherAllocatedState with DRAConsumableCapacity on); kept until
+        either is written."""
+        in_flight = [claim for claim in self.in_flight.values() if _has_shares(claim)]
+        if not self._claims_with_shares and not in_flight:
+            return frozenset(), {}
+        versions = (self._claims.version, getattr(self.in_flight, "version", None), len(in_flight))
+        if self._shared is not None and self._shared[0] == versions and versions[1] is not None:
+            return self._shared[1]
+        state = _shares([*self._claims.values(), *in_flight])
+        self._shared = (versions, state)
+        return state
 
     def device_owners(self) -> dict[DeviceId, str]:
         """The devices in use, each with its claim's ``namespace/name`` (a new dict for each caller)."""

@@ -217,3 +217,48 @@ def format_amount(resource: str, amount: int) -> str:
         if amount % (1 << shift) == 0:
             return f"{amount >> shift}{suffix}"
     return str(amount)
+
+
+# ---------------------------------------------------------------------------- as the API writes them
+
+BINARY_SI, DECIMAL_SI, DECIMAL_EXPONENT = "BinarySI", "DecimalSI", "DecimalExponent"
+_DECIMAL_SHOWN = {exponent: suffix for suffix, exponent in _DECIMAL.items()}
+
+
+def quantity_format(text: QuantityInput) -> str:
+    """The Format ParseQuantity gives: BinarySI for Ki..Ei, DecimalExponent for e/E, else DecimalSI
+    (a JSON number included)."""
+    if not isinstance(text, str):
+        return DECIMAL_SI
+    _, _, _, suffix = _split(text)
+    if suffix in _BINARY:
+        return BINARY_SI
+    if suffix[:1] in ("e", "E"):
+        return DECIMAL_EXPONENT
+    return DECIMAL_SI
+
+
+def canonical(quantity: Fraction, fmt: str) -> str:
+    """Quantity.String (CanonicalizeBytes) of a value in ``fmt``: BinarySI as the largest power of
+    1024 dividing a whole value of at least 1024 ("4Gi"), else decimal with an exponent that is a
+    multiple of three ("1500", "2k", "500m"; DecimalExponent as "2e3")."""
+    if quantity == 0:
+        return "0"
+    if fmt == BINARY_SI and abs(quantity) >= 1024 and quantity.denominator == 1:
+        amount, times = int(quantity), 0
+        while amount % 1024 == 0 and times < 6:
+            amount, times = amount // 1024, times + 1
+        suffix = next((name for name, shift in _BINARY.items() if shift == times * 10), "")
+        return f"{amount}{suffix}"
+    mantissa, exponent = quantity, 0
+    while mantissa.denominator != 1:  # values are multiples of 1n: this ends by exponent -9
+        mantissa, exponent = mantissa * 10, exponent - 1
+    amount = int(mantissa)
+    while amount % 10 == 0:
+        amount, exponent = amount // 10, exponent + 1
+    shift = exponent % 3  # down to a multiple of three (Python's % is non-negative, as Go's cases)
+    amount, exponent = amount * 10**shift, exponent - shift
+    if fmt == DECIMAL_EXPONENT:
+        return f"{amount}e{exponent}" if exponent else str(amount)
+    shown = _DECIMAL_SHOWN.get(exponent)
+    return f"{amount}{shown}" if shown is not None else f"{amount}e{exponent}"

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Optional, TYPE_CHECKING, Union
 
+import msgspec
+
 from scheduler_core.util.wire import Wire
 
 if TYPE_CHECKING:
@@ -97,6 +99,35 @@ class CounterConsumption:
 
 
 @dataclass(frozen=True, slots=True)
+class Amount:
+    """A quantity with the text the API server writes it back as (Quantity.String of its format):
+    what an allocation's ``consumedCapacity`` copies."""
+
+    value: Fraction
+    shown: str
+
+
+@dataclass(frozen=True, slots=True)
+class CapacityRange:
+    """``requestPolicy.validRange``: ``min`` required (validation says so), ``max``, ``step`` optional."""
+
+    min: Optional[Amount] = None
+    max: Optional[Fraction] = None
+    step: Optional[Fraction] = None
+
+
+@dataclass(frozen=True, slots=True)
+class CapacityRequestPolicy:
+    """A capacity's ``requestPolicy`` (DRAConsumableCapacity): what one allocation of a device that
+    allows multiple allocations consumes of it (``default`` when the request names no amount; a
+    request rounded up to the next of ``valid_values`` or onto ``valid_range``'s steps)."""
+
+    default: Optional[Amount] = None
+    valid_values: tuple[Amount, ...] = ()
+    valid_range: Optional[CapacityRange] = None
+
+
+@dataclass(frozen=True, slots=True)
 class Device:
     name: str
     attributes: dict[str, AttributeValue] = field(default_factory=dict)  # qualified name -> value
@@ -108,6 +139,11 @@ class Device:
     node_name: str = ""
     node_selector: Optional[NodeSelector] = None
     all_nodes: bool = False
+    # DRAConsumableCapacity (kept only while it is on): several claims may share the device, each
+    # consuming some of its capacities as their request policies say.
+    allow_multiple_allocations: Optional[bool] = None
+    request_policies: dict[str, CapacityRequestPolicy] = field(default_factory=dict)  # by capacity name
+    capacity_shown: dict[str, str] = field(default_factory=dict)  # each capacity's value as written back
 
     def attribute(self, driver: str, fully_qualified: str) -> Optional[AttributeValue]:
         """lookupAttribute: the fully qualified name, or the bare id when the domain is the driver."""
@@ -157,6 +193,8 @@ class ExactRequest:
     count: int = 1
     admin_access: Optional[bool] = None
     tolerations: tuple[DeviceToleration, ...] = ()  # kept only while DRADeviceTaints is on
+    # ``capacity.requests`` (DRAConsumableCapacity, kept only while it is on): None when unset
+    capacity: Optional[dict[str, Amount]] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +207,7 @@ class SubRequest:
     allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
     count: int = 1
     tolerations: tuple[DeviceToleration, ...] = ()  # kept only while DRADeviceTaints is on
+    capacity: Optional[dict[str, Amount]] = None  # ``capacity.requests`` (DRAConsumableCapacity)
 
     @property
     def admin_access(self) -> Optional[bool]:
@@ -186,6 +225,7 @@ class DeviceRequest:
 class DeviceConstraint:
     requests: tuple[str, ...] = ()
     match_attribute: Optional[str] = None
+    distinct_attribute: Optional[str] = None  # DRAConsumableCapacity (kept only while it is on)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +244,10 @@ class DeviceResult(Wire, frozen=True):  # type: ignore[misc]
     pool: str
     device: str
     admin_access: Optional[bool] = None
+    # DRAConsumableCapacity: the share of a device that allows multiple allocations, and what this
+    # allocation consumes of its capacities (canonical quantities, by capacity name).
+    share_id: Optional[str] = msgspec.field(default=None, name="shareID")
+    consumed_capacity: Optional[dict[str, str]] = None
 
     @property
     def device_id(self) -> tuple[str, str, str]:

@@ -10,10 +10,11 @@ once the loader has chosen it, ``apply_release`` settles each as that release's 
 dropped and named in a notice; one whose gate is on is kept. Kept fields of DRADeviceTaints (device
 taints, request tolerations) and, from v1.35, of DRAPartitionableDevices (sharedCounters,
 consumesCounters, perDeviceNodeSelection, per-device node selection) are validated then and
-replayed by the allocator. Kept fields of the features SchedLab does not replay —
-DRAPartitionableDevices before v1.35, DRAConsumableCapacity
-(allowMultipleAllocations, capacity requestPolicy, request capacity, distinctAttribute, an
-allocation's shareID and consumedCapacity), DRAExtendedResource (a class's extendedResourceName)
+replayed by the allocator, and from v1.36 those of DRAConsumableCapacity (allowMultipleAllocations,
+capacity requestPolicy, request capacity, distinctAttribute, an allocation's shareID and
+consumedCapacity). Kept fields of the features SchedLab does not replay —
+DRAPartitionableDevices before v1.35, DRAConsumableCapacity before v1.36 (alpha there, turned on
+by --feature-gates), DRAExtendedResource (a class's extendedResourceName)
 and DRADeviceBindingConditions (bindingConditions, bindingFailureConditions, bindsToNode) — make
 the load fail with an error naming the field, the release and the gate, never a silent drop.
 """
@@ -39,6 +40,9 @@ from scheduler_core.model import (
     ALLOCATION_RESULTS_MAX_SIZE,
     FIRST_AVAILABLE_MAX_SIZE,
     AllocationResult,
+    Amount,
+    CapacityRange,
+    CapacityRequestPolicy,
     AttributeValue,
     ClaimSpec,
     ConsumerRef,
@@ -62,6 +66,8 @@ from scheduler_core.model import (
     SubRequest,
     Version,
 )
+from scheduler_core.model import quantity
+from scheduler_core.model.quantity import canonical, quantity_format
 from scheduler_core.model.scenario import Scenario
 from scheduler_core.release.choice import ReleaseChoice
 from scheduler_core.release.rules import Rules
@@ -109,7 +115,11 @@ DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.Resou
 # the kept fields of any other gate (or of these before that release) are refused.
 # DRAPartitionableDevices: v1.35's model (counter sets in slices of their own, per-device node
 # selection) is the one replayed; v1.33 and v1.34 let a slice hold both, and are refused.
-REPLAYED_GATES = {DEVICE_TAINTS: 0, PARTITIONABLE: 35}
+# DRAConsumableCapacity: v1.36's allocator (incubating, where the gate is on by default) is the one
+# replayed; turned on in v1.34 or v1.35 (alpha, another allocator variant) it is refused.
+CONSUMABLE = "DRAConsumableCapacity"
+REPLAYED_GATES = {DEVICE_TAINTS: 0, PARTITIONABLE: 35, CONSUMABLE: 36}
+POLICY_MAX_OPTIONS = 10  # CapacityRequestPolicyDiscreteMaxOptions
 MAX_COUNTER_SETS = 8  # ResourceSliceMaxCounterSets
 MAX_COUNTERS_PER_SET = 32  # ResourceSliceMaxCountersPerCounterSet
 MAX_CONSUMPTIONS_PER_DEVICE = 2  # ResourceSliceMaxDeviceCounterConsumptionsPerDevice
@@ -130,13 +140,13 @@ _DEVICE_GATED = (
     ("bindingConditions", _BINDING),
     ("bindingFailureConditions", _BINDING),
     ("bindsToNode", _BINDING),
-    ("allowMultipleAllocations", ("DRAConsumableCapacity",)),
+    ("allowMultipleAllocations", (CONSUMABLE,)),
 )
-_REQUEST_GATED = (("capacity", ("DRAConsumableCapacity",)),)
-# An allocation result's fields (resourceclaim/strategy.go: dropDisabledStatusFields).
+_REQUEST_GATED = (("capacity", (CONSUMABLE,)),)
+# An allocation result's fields (resourceclaim/strategy.go: dropDisabledStatusFields); shareID is
+# recorded with its own validation (_share_id).
 _RESULT_GATED = (
-    ("shareID", ("DRAConsumableCapacity",)),
-    ("consumedCapacity", ("DRAConsumableCapacity",)),
+    ("consumedCapacity", (CONSUMABLE,)),
     ("bindingConditions", ("DRADeviceBindingConditions",)),
     ("bindingFailureConditions", ("DRADeviceBindingConditions",)),
 )
@@ -747,19 +757,247 @@ def _device(
         if parsed is not None:
             attributes[key] = parsed
     capacity = {}
+    shown: dict[str, str] = {}
+    policies: dict[str, CapacityRequestPolicy] = {}
+    allow_field = item.get("allowMultipleAllocations")
+    allow = allow_field.as_bool() if allow_field is not None else None
     for key, value in capacity_field.entries() if capacity_field is not None else ():
         check(value, key, dra_names.attribute_key(key))
         if not value.expect_map():
             continue
-        _drop(value, (("requestPolicy", ("DRAConsumableCapacity",)),), owner, gated)
         amount_field = value.get("value")
         if amount_field is None:
             value.error_at("value", "Required value")
             continue
-        amount = read_quantity(amount_field)
+        amount = _amount(amount_field)
+        if amount is None:
+            continue
+        capacity[key], shown[key] = amount.value, amount.shown
+        policy_field = value.get("requestPolicy")
+        if policy_field is not None:
+            policy = _request_policy(policy_field, amount, bool(allow), owner, gated)
+            if policy is not None:
+                policies[key] = policy
+    return Device(
+        name,
+        attributes,
+        capacity,
+        taints,
+        consumes,
+        node_name,
+        selector,
+        all_nodes,
+        allow,
+        policies,
+        shown if allow else {},
+    )
+
+
+# ---------------------------------------------------------------------- consumable capacity
+
+
+def _amount(field: Optional[Field]) -> Optional[Amount]:
+    """A quantity with the text the API server writes it back as."""
+    if field is None:
+        return None
+    value = read_quantity(field)
+    if value is None:
+        return None
+    return Amount(value, canonical(value, quantity_format(field.value)))
+
+
+def _request_policy(
+    field: Field, capacity: Amount, allow: bool, owner: str, sink: list[GatedField]
+) -> Optional[CapacityRequestPolicy]:
+    """A capacity's requestPolicy (validateMultiAllocatableDeviceCapacity, or Forbidden on a device
+    that does not allow multiple allocations), kept while DRAConsumableCapacity is on."""
+    checked, errors = _deferred(field)
+    policy = None
+    if checked.expect_map():
+        policy = _policy(checked, capacity, allow)
+    deferred = tuple(DeferredError(error) for error in errors)
+    sink.append(GatedField((CONSUMABLE,), owner, field.path, field.line, field.ctx.file, deferred))
+    return policy
+
+
+def _policy(field: Field, capacity: Amount, allow: bool) -> CapacityRequestPolicy:
+    default = _amount(field.get("default"))
+    values_field = field.get("validValues")
+    value_items = values_field.items() if values_field is not None else []
+    values = [_amount(item) for item in value_items]
+    range_field = field.get_map("validRange")
+    valid_range = None
+    if range_field is not None:
+        found_max, found_step = (_amount(range_field.get(key)) for key in ("max", "step"))
+        valid_range = CapacityRange(
+            _amount(range_field.get("min")),
+            found_max.value if found_max is not None else None,
+            found_step.value if found_step is not None else None,
+        )
+    if not allow:
+        field.error("Forbidden: allowMultipleAllocations must be true")
+    elif value_items and range_field is not None:
+        field.error(
+            'Forbidden: exactly one policy can be specified, cannot specify "validValues" and "validRange" at the same time'
+        )
+    elif value_items and values_field is not None:
+        if default is None:
+            field.error_at("default", "Required value: required when validValues is defined")
+        else:
+            _check_valid_values(values_field, value_items, values, default, capacity)
+    elif range_field is not None:
+        if default is None:
+            field.error_at("default", "Required value: required when validRange is defined")
+        else:
+            _check_valid_range(range_field, default, capacity)
+    kept = tuple(value for value in values if value is not None)
+    return CapacityRequestPolicy(default, kept, valid_range)
+
+
+def _check_valid_values(
+    field: Field, items: list[Field], values: list[Optional[Amount]], default: Amount, capacity: Amount
+) -> None:
+    """validateRequestPolicyValidValues: ascending, at most 10, each within the capacity, unique,
+    and the default among them."""
+    for index in range(len(values) - 1):
+        this, following = values[index], values[index + 1]
+        if this is not None and following is not None and this.value > following.value:
+            items[index + 1].error(f'Invalid value: "{following.shown}": values must be sorted in ascending order')
+    found_default = False
+    if len(items) > POLICY_MAX_OPTIONS:
+        field.error(f"Too many: {len(items)}: must have at most {POLICY_MAX_OPTIONS} items")
+    else:
+        for item, value in zip(items, values):
+            if value is None:
+                continue
+            if value.value > capacity.value:
+                item.error(f'Invalid value: "{value.shown}": option is larger than capacity value: {capacity.shown}')
+            found_default = found_default or value.value == default.value
+        _duplicates([(value.shown, item) for item, value in zip(items, values) if value is not None])
+    if not found_default:
+        field.error(f'Invalid value: "{default.shown}": default value is not valid according to the requestPolicy')
+
+
+def _check_valid_range(field: Field, default: Amount, capacity: Amount) -> None:
+    """validateRequestPolicyRange."""
+    minimum_field = field.get("min")
+    minimum = _amount(minimum_field)
+    if minimum is None:
+        if minimum_field is None:
+            field.error_at("min", "Required value: required when validRange is defined")
+        return
+    if minimum.value > capacity.value:
+        field.error_at("min", f'Invalid value: "{minimum.shown}": min is larger than capacity value: {capacity.shown}')
+    if default.value < minimum.value:
+        field.error_at("min", f'Invalid value: "{default.shown}": default is less than min: {minimum.shown}')
+    maximum = _amount(field.get("max"))
+    if maximum is not None:
+        if minimum.value > maximum.value:
+            field.error_at("max", f'Invalid value: "{minimum.shown}": min is larger than max: {maximum.shown}')
+        if maximum.value > capacity.value:
+            field.error_at(
+                "max", f'Invalid value: "{maximum.shown}": max is larger than capacity value: {capacity.shown}'
+            )
+        if default.value > maximum.value:
+            field.error_at("max", f'Invalid value: "{default.shown}": default is more than max: {maximum.shown}')
+    step_field = field.get("step")
+    step = _amount(step_field)
+    if step is None or step_field is None:
+        return
+    added = canonical(minimum.value + step.value, quantity_format(minimum_field.value if minimum_field else ""))
+    if minimum.value + step.value > capacity.value:
+        field.error_at(
+            "step", f'Invalid value: "{step.shown}": one step {added} is larger than capacity value: {capacity.shown}'
+        )
+    for checked in (default, maximum):
+        if checked is not None and _off_step(checked.value, minimum.value, step.value):
+            field.error_at(
+                "step",
+                f'Invalid value: "{checked.shown}": value is not a multiple of a given step ({step.shown}) '
+                f"from ({minimum.shown})",
+            )
+
+
+def _off_step(value: Fraction, minimum: Fraction, step: Fraction) -> bool:
+    """validateRequestPolicyRangeStep, in whole units as Quantity.Value rounds them (a step of 0
+    would divide by zero in the API server; it is not said twice here)."""
+    step_units = quantity.value(step)
+    return step_units != 0 and (quantity.value(value) - quantity.value(minimum)) % step_units != 0
+
+
+def _capacity_requests(field: Field, owner: str, sink: list[GatedField]) -> Optional[dict[str, Amount]]:
+    """A request's ``capacity.requests`` (DRAConsumableCapacity: recorded, kept while it is on)."""
+    _drop(field, _REQUEST_GATED, owner, sink)
+    capacity = field.get_map("capacity")
+    if capacity is None:
+        return None
+    requests = capacity.get_map("requests")
+    found: dict[str, Amount] = {}
+    for key, value in requests.entries() if requests is not None else ():
+        check(value, key, dra_names.attribute_key(key))
+        amount = _amount(value)
         if amount is not None:
-            capacity[key] = amount
-    return Device(name, attributes, capacity, taints, consumes, node_name, selector, all_nodes)
+            found[key] = amount
+    return found
+
+
+def _distinct_attribute(item: Field, match: Optional[Field], owner: str, sink: list[GatedField]) -> Optional[str]:
+    """A constraint's distinctAttribute: validated while DRAConsumableCapacity keeps it; where the
+    gate drops it, a constraint without matchAttribute is refused as one without either."""
+    field = item.get("distinctAttribute")
+    if field is None:
+        return None
+    checked, errors = _deferred(field)
+    text = checked.as_str()
+    if match is None:
+        check(checked, text, dra_names.fully_qualified_name(text))
+    required = (
+        ()
+        if match is not None
+        else (
+            ScenarioError(item.ctx.object, f"{item.path}.matchAttribute", item.line, "Required value", item.ctx.file),
+        )
+    )
+    deferred = tuple(DeferredError(error) for error in errors)
+    sink.append(GatedField((CONSUMABLE,), owner, field.path, field.line, field.ctx.file, deferred, required))
+    return text
+
+
+def _share_id(item: Field, owner: str, sink: list[GatedField]) -> Optional[str]:
+    """An allocation result's shareID (validateUID: RFC 4122 normalized form), kept while
+    DRAConsumableCapacity is on."""
+    field = item.get("shareID")
+    if field is None:
+        return None
+    checked, errors = _deferred(field)
+    text = checked.as_str()
+    problem = _uid_problem(text)
+    if problem:
+        checked.error(f'Invalid value: "{text[:80]}": {problem}')
+    deferred = tuple(DeferredError(error) for error in errors)
+    sink.append(GatedField((CONSUMABLE,), owner, field.path, field.line, field.ctx.file, deferred))
+    return text
+
+
+_UUID_FORMS = {36: 0, 38: 1, 45: 9}  # with hyphens: bare, {braces}, urn:uuid: (uuid.Validate)
+
+
+def _uid_problem(text: str) -> str:
+    """validateUID's complaint about ``text``, or ""."""
+    if len(text) not in (32, 36, 38, 45):
+        return f"error validating uid: invalid UUID length: {len(text)}"
+    hexdigits = set("0123456789abcdefABCDEF")
+    start = _UUID_FORMS.get(len(text), 0)
+    body = text[start : start + 36] if len(text) != 32 else text
+    if len(text) == 32:
+        ok = all(c in hexdigits for c in body)
+    else:
+        ok = all(body[i] == "-" if i in (8, 13, 18, 23) else body[i] in hexdigits for i in range(36))
+    if not ok:
+        return "error validating uid: invalid UUID format"
+    if len(text) != 36 or text != text.lower():
+        return "uid must be in RFC 4122 normalized form, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase hexadecimal characters"
+    return ""
 
 
 def _attribute(value: Field) -> Optional[AttributeValue]:
@@ -808,14 +1046,14 @@ def _claim_spec(spec: Field, owner: str, gated: list[GatedField]) -> ClaimSpec:
     for item in _bounded_list(devices, "constraints", MAX_LIST_SIZE):
         if not item.expect_map():
             continue
-        _drop(item, (("distinctAttribute", ("DRAConsumableCapacity",)),), owner, gated)
         referenced = _request_references(item, names)
         match = item.get("matchAttribute")
-        if match is None:
-            item.error_at("matchAttribute", "Required value")
-        else:
+        distinct = _distinct_attribute(item, match, owner, gated)
+        if match is not None:
             check(match, match.as_str(), dra_names.fully_qualified_name(match.as_str()))
-        constraints.append(DeviceConstraint(referenced, match.as_str() if match is not None else None))
+        elif distinct is None:
+            item.error_at("matchAttribute", "Required value")
+        constraints.append(DeviceConstraint(referenced, match.as_str() if match is not None else None, distinct))
     return ClaimSpec(tuple(requests), tuple(constraints), len(_configs(devices, names)))
 
 
@@ -826,14 +1064,20 @@ def _request(item: Field, owner: str, gated: list[GatedField]) -> DeviceRequest:
     if (exactly is None) == (not first):
         item.error("exactly one of `exactly` or `firstAvailable` is required")
     if exactly is not None:
-        _drop(exactly, _REQUEST_GATED, owner, gated)
+        capacity = _capacity_requests(exactly, owner, gated)
         class_name, selectors, mode, count = _exact_fields(exactly)
         tolerations = _tolerations(exactly, owner, gated)
         admin = exactly.get("adminAccess")
         return DeviceRequest(
             name,
             ExactRequest(
-                class_name, selectors, mode, count, admin.as_bool() if admin is not None else None, tolerations
+                class_name,
+                selectors,
+                mode,
+                count,
+                admin.as_bool() if admin is not None else None,
+                tolerations,
+                capacity,
             ),
         )
     if len(first) > FIRST_AVAILABLE_MAX_SIZE:
@@ -844,10 +1088,11 @@ def _request(item: Field, owner: str, gated: list[GatedField]) -> DeviceRequest:
     for sub in first:
         if not sub.expect_map():
             continue
-        _drop(sub, _REQUEST_GATED, owner, gated)
+        capacity = _capacity_requests(sub, owner, gated)
         sub_name = _required_name(sub, "name", is_dns1123_label)
         class_name, selectors, mode, count = _exact_fields(sub)
-        subs.append(SubRequest(sub_name, class_name, selectors, mode, count, _tolerations(sub, owner, gated)))
+        tolerations = _tolerations(sub, owner, gated)
+        subs.append(SubRequest(sub_name, class_name, selectors, mode, count, tolerations, capacity))
         if sub_name:
             named.append((sub_name, sub.get("name") or sub))
     _duplicates(named)
@@ -937,6 +1182,8 @@ def _claim_status(
                     item.get_str("pool"),
                     item.get_str("device"),
                     admin.as_bool() if admin is not None else None,
+                    _share_id(item, owner, gated),
+                    _consumed_capacity(item.get_map("consumedCapacity")),
                 )
             )
         selector_field = allocation_field.get("nodeSelector")
@@ -955,6 +1202,18 @@ def _claim_status(
     if reserved and allocation is None:
         status.error_at("reservedFor", "Forbidden: may not be specified when `allocated` is not set")
     return allocation, tuple(reserved)
+
+
+def _consumed_capacity(field: Optional[Field]) -> Optional[dict[str, str]]:
+    """A result's consumedCapacity, each quantity as the API server writes it back."""
+    if field is None:
+        return None
+    found = {}
+    for key, value in field.entries():
+        amount = _amount(value)
+        if amount is not None:
+            found[key] = amount.shown
+    return found
 
 
 # ---------------------------------------------------------------------- the release's gates
@@ -1089,6 +1348,8 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
         _without_taints(settled)
     if not rules.gates.enabled(PARTITIONABLE):
         settled.slices = [_without_partitionable(slice_) for slice_ in settled.slices]
+    if not rules.gates.enabled(CONSUMABLE):
+        _without_consumable(settled)
     if rules.gates.enabled(TAINT_RULES) and reading.taint_rules:
         settled.slices = _with_rule_taints(settled.slices, reading.taint_rules)
     return settled, dropped, errors
@@ -1136,7 +1397,8 @@ def _result_tolerations(claim: ResourceClaim, request_name: str) -> tuple[Device
 
 _USES = "where the API server keeps this field and the scheduler uses it"
 _NOT_REPLAYED_USES = {
-    PARTITIONABLE: _USES + " (SchedLab replays it from v1.35, whose counter sets have slices of their own)"
+    PARTITIONABLE: _USES + " (SchedLab replays it from v1.35, whose counter sets have slices of their own)",
+    CONSUMABLE: _USES + " (SchedLab replays it from v1.36, where it is on by default)",
 }
 
 
@@ -1199,6 +1461,65 @@ def _without_taints(objects: DraObjects) -> None:
         replace(template, spec=_spec_without_tolerations(template.spec)) if _tolerates(template.spec) else template
         for template in objects.templates
     ]
+
+
+def _without_consumable(objects: DraObjects) -> None:
+    """The objects as the API server stores them while DRAConsumableCapacity is off: no shared
+    devices or request policies, no capacity requests, no distinctAttribute, no shareID or
+    consumedCapacity in allocations."""
+    objects.slices = [_slice_without_sharing(slice_) for slice_ in objects.slices]
+    objects.claims = [_claim_without_sharing(claim) for claim in objects.claims]
+    objects.templates = [
+        replace(template, spec=spec)
+        if (spec := _spec_without_sharing(template.spec)) is not template.spec
+        else template
+        for template in objects.templates
+    ]
+
+
+def _claim_without_sharing(claim: ResourceClaim) -> ResourceClaim:
+    spec, allocation = _spec_without_sharing(claim.spec), _allocation_without_shares(claim.allocation)
+    if spec is claim.spec and allocation is claim.allocation:
+        return claim
+    return replace(claim, spec=spec, allocation=allocation)
+
+
+def _slice_without_sharing(slice_: ResourceSlice) -> ResourceSlice:
+    if not any(d.allow_multiple_allocations is not None or d.request_policies for d in slice_.devices):
+        return slice_
+    devices = tuple(
+        replace(d, allow_multiple_allocations=None, request_policies={}, capacity_shown={}) for d in slice_.devices
+    )
+    return replace(slice_, devices=devices)
+
+
+def _spec_without_sharing(spec: ClaimSpec) -> ClaimSpec:
+    uses = any(c.distinct_attribute is not None for c in spec.constraints) or any(
+        (request.exactly is not None and request.exactly.capacity is not None)
+        or any(sub.capacity is not None for sub in request.first_available)
+        for request in spec.requests
+    )
+    if not uses:
+        return spec
+    requests = tuple(
+        replace(
+            request,
+            exactly=replace(request.exactly, capacity=None) if request.exactly is not None else None,
+            first_available=tuple(replace(sub, capacity=None) for sub in request.first_available),
+        )
+        for request in spec.requests
+    )
+    constraints = tuple(replace(c, distinct_attribute=None) for c in spec.constraints)
+    return replace(spec, requests=requests, constraints=constraints)
+
+
+def _allocation_without_shares(allocation: Optional[AllocationResult]) -> Optional[AllocationResult]:
+    if allocation is None or not any(
+        r.share_id is not None or r.consumed_capacity is not None for r in allocation.results
+    ):
+        return allocation
+    results = tuple(DeviceResult(r.request, r.driver, r.pool, r.device, r.admin_access) for r in allocation.results)
+    return replace(allocation, results=results)
 
 
 def _tolerates(spec: ClaimSpec) -> bool:

@@ -14,9 +14,10 @@
 - Reserve marks the allocations in flight; Unreserve takes them back (and the pod's reservation);
   PreBind writes each claim: the finalizer (an update), then allocation and reservedFor (a status
   update). The allocator checks device taints against the requests' tolerations when
-  DRADeviceTaints is on (v1.36). The features SchedLab does not replay (DRAExtendedResource,
-  DRADeviceBindingConditions, DRAConsumableCapacity, DRAPartitionableDevices) take their "off"
-  paths: a scenario using their fields under a release where they are on is refused by the loader
+  DRADeviceTaints is on (v1.36), and shares devices that allow multiple allocations while
+  DRAConsumableCapacity is on (v1.36: the shared devices and what their shares consume come from
+  the claims and the allocations in flight). The features SchedLab does not replay
+  (DRAExtendedResource, DRADeviceBindingConditions) take their "off" paths: a scenario using their fields under a release where they are on is refused by the loader
   (scenario/dra.py), so those paths give the release's answer for every scenario that loads.
 """
 
@@ -261,6 +262,7 @@ class DynamicResources:
                 sort_pools=self._sorts_pools(),
                 skips_unusable_pools=self.features.dra_allocator_skips_unusable_pools,
                 partitionable=self.features.enable_dra_partitionable_devices,
+                **self._shares(),
             )
         data.claims = list(found)
         data.picture = self._picture(data)
@@ -424,6 +426,14 @@ class DynamicResources:
                 info.name, status.message if status is not None else None, verdicts, counters
             )
         return pictures
+
+    def _shares(self) -> dict[str, Any]:
+        """With DRAConsumableCapacity on: the devices shared by allocated claims (and allocations in
+        flight) and what their shares consume, for the allocator."""
+        if not self.features.enable_dra_consumable_capacity:
+            return {}
+        shared, aggregated = self.dra.shared_devices()
+        return {"consumable_capacity": True, "shared": shared, "aggregated": aggregated}
 
     def _sorts_pools(self) -> bool:
         """Whether the allocator variant the release picks (structured.NewAllocator: the first whose

@@ -10,6 +10,9 @@ import pytest
 
 from scheduler_core.dra.allocator import AllocationError, Allocator, gather_pools
 from scheduler_core.model import (
+    Amount,
+    CapacityRange,
+    CapacityRequestPolicy,
     CounterConsumption,
     CounterSet,
     Device,
@@ -21,9 +24,11 @@ from scheduler_core.model import (
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    ResourceClaim,
     ResourceSlice,
     SubRequest,
 )
+from scheduler_core.model.quantity import BINARY_SI, canonical
 from tests.scheduler_core.builders import (
     GPU_DRIVER,
     exact,
@@ -502,3 +507,145 @@ def test_per_device_node_selection_offers_each_node_its_own_devices():
 
 def test_partitionable_slices_are_skipped_while_the_feature_is_off():
     assert Allocator(set(), CLASSES.get, [_per_device_slice()]).allocate(NODE, [make_resource_claim("c")]) is None
+
+
+# ---------------------------------------------------------------------- consumable capacity (v1.36)
+
+
+def _gi(n: float) -> Amount:
+    return Amount(Fraction(int(n * (1 << 30))), canonical(Fraction(int(n * (1 << 30))), BINARY_SI))
+
+
+def _shared_nic(value_gi: int = 10, policy: CapacityRequestPolicy | None = None, **fields) -> Device:
+    return Device(
+        "nic-0",
+        {"port": 0},
+        {"bandwidth": Fraction(value_gi << 30)},
+        allow_multiple_allocations=True,
+        request_policies={"bandwidth": policy} if policy is not None else {},
+        capacity_shown={"bandwidth": f"{value_gi}Gi"},
+        **fields,
+    )
+
+
+def _nic_slice(*devices: Device) -> ResourceSlice:
+    return ResourceSlice("n1-nic", GPU_DRIVER, "n1", node_name="n1", devices=devices)
+
+
+def _bandwidth(name: str, gi: float | None, count: int = 1) -> ResourceClaim:
+    capacity = {"bandwidth": _gi(gi)} if gi is not None else None
+    request = DeviceRequest("nic", ExactRequest("gpu", count=count, capacity=capacity))
+    return make_resource_claim(name, request)
+
+
+def _allocate_shared(claims, slices, aggregated=None, shared=frozenset(), consumable=True):
+    allocator = Allocator(
+        set(), CLASSES.get, slices, consumable_capacity=consumable, shared=shared, aggregated=aggregated
+    )
+    return allocator.allocate(NODE, list(claims))
+
+
+STEPPED = CapacityRequestPolicy(_gi(1), valid_range=CapacityRange(_gi(1), step=Fraction(1 << 30)))
+
+
+def test_claims_share_a_device_that_allows_multiple_allocations_while_its_capacity_lasts():
+    """Each share consumes what its request asks, rounded up onto the policy's steps (3.5Gi -> 4Gi):
+    two fit in 10Gi, a third does not."""
+    slices = [_nic_slice(_shared_nic(policy=STEPPED))]
+    two = _allocate_shared([_bandwidth("a", 3.5), _bandwidth("b", 3.5)], slices)
+    assert devices(two) == [["nic-0"], ["nic-0"]]
+    assert [r.results[0].consumed_capacity for r in two] == [{"bandwidth": "4Gi"}, {"bandwidth": "4Gi"}]
+    share_ids = {r.results[0].share_id for r in two}
+    assert len(share_ids) == 2 and None not in share_ids
+    assert _allocate_shared([_bandwidth("a", 3.5), _bandwidth("b", 3.5), _bandwidth("c", 3.5)], slices) is None
+
+
+def test_what_allocated_shares_consume_counts_against_the_capacity():
+    slices = [_nic_slice(_shared_nic(policy=STEPPED))]
+    held = {(GPU_DRIVER, "n1", "nic-0"): {"bandwidth": Fraction(7 << 30)}}
+    assert _allocate_shared([_bandwidth("a", 3)], slices, aggregated=held) == [
+        *_allocate_shared([_bandwidth("a", 3)], slices)
+    ]
+    assert _allocate_shared([_bandwidth("a", 3.5)], slices, aggregated=held) is None
+
+
+def test_without_a_request_a_share_consumes_the_policys_default_or_the_whole_capacity():
+    with_default = [_nic_slice(_shared_nic(policy=STEPPED))]
+    [result] = _allocate_shared([_bandwidth("a", None)], with_default)
+    assert result.results[0].consumed_capacity == {"bandwidth": "1Gi"}
+    whole = [_nic_slice(_shared_nic())]
+    [result] = _allocate_shared([_bandwidth("a", None)], whole)
+    assert result.results[0].consumed_capacity == {"bandwidth": "10Gi"}
+    assert _allocate_shared([_bandwidth("a", None), _bandwidth("b", None)], whole) is None
+
+
+def test_valid_values_round_a_request_up_and_one_above_them_all_violates_the_policy():
+    policy = CapacityRequestPolicy(_gi(1), valid_values=(_gi(1), _gi(2), _gi(4)))
+    slices = [_nic_slice(_shared_nic(8, policy))]
+    [result] = _allocate_shared([_bandwidth("a", 3)], slices)
+    assert result.results[0].consumed_capacity == {"bandwidth": "4Gi"}
+    assert _allocate_shared([_bandwidth("a", 5)], slices) is None  # 5Gi is none of the valid values
+
+
+def test_a_range_maximum_bounds_one_share():
+    policy = CapacityRequestPolicy(_gi(1), valid_range=CapacityRange(_gi(1), max=Fraction(2 << 30)))
+    slices = [_nic_slice(_shared_nic(8, policy))]
+    assert _allocate_shared([_bandwidth("a", 2)], slices) is not None
+    assert _allocate_shared([_bandwidth("a", 3)], slices) is None
+
+
+def test_a_request_for_a_capacity_the_device_lacks_passes_the_device_over():
+    other = DeviceRequest("nic", ExactRequest("gpu", capacity={"memory": _gi(1)}))
+    assert _allocate_shared([make_resource_claim("a", other)], [_nic_slice(_shared_nic())]) is None
+
+
+def test_a_device_not_shared_still_checks_a_requested_capacity_but_is_held_whole():
+    single = Device("nic-0", {}, {"bandwidth": Fraction(10 << 30)})
+    slices = [_nic_slice(single)]
+    [result] = _allocate_shared([_bandwidth("a", 4)], slices)
+    assert result.results[0].share_id is None and result.results[0].consumed_capacity is None
+    assert _allocate_shared([_bandwidth("a", 11)], slices) is None
+    assert _allocate_shared([_bandwidth("a", 4), _bandwidth("b", 4)], slices) is None
+
+
+def test_with_the_feature_off_a_device_is_held_whole_whatever_it_allows():
+    slices = [_nic_slice(_shared_nic(policy=STEPPED))]
+    assert _allocate_shared([_bandwidth("a", 1), _bandwidth("b", 1)], slices, consumable=False) is None
+
+
+def test_a_second_share_of_a_device_draws_no_counters_again():
+    """skipCounterCheck: one 20Gi counter set, a shared partition consuming all of it: two shares fit
+    (a device taken whole would fit once)."""
+    consuming = _shared_nic(consumes_counters=(CounterConsumption("gpu-0-counters", {"memory": 40 * GI}),))
+    parts = ResourceSlice(
+        "n1-parts", GPU_DRIVER, "n1", slice_count=2, node_name="n1", devices=(consuming,), partitionable=True
+    )
+    allocator = Allocator(set(), CLASSES.get, [_counters_slice(), parts], consumable_capacity=True, partitionable=True)
+    results = allocator.allocate(NODE, [_bandwidth("a", 1), _bandwidth("b", 1)])
+    assert results is not None and devices(results) == [["nic-0"], ["nic-0"]]
+    whole = Allocator(set(), CLASSES.get, [_counters_slice(), parts], partitionable=True)
+    assert whole.allocate(NODE, [_bandwidth("a", 1), _bandwidth("b", 1)]) is None
+
+
+def test_a_distinct_attribute_constraint_takes_devices_with_different_values():
+    same = make_gpu_slice("n1", count=3)
+    claim = make_resource_claim(
+        "a",
+        exact("gpu", count=2),
+        constraints=(DeviceConstraint(("gpu",), None, "gpu.example.com/model"),),
+    )
+    assert _allocate_shared([claim], [same]) is None  # every GPU is an h100
+    mixed = replace(same, devices=(*same.devices[:2], replace(same.devices[2], attributes={"model": "a100"})))
+    assert devices(_allocate_shared([claim], [mixed])) == [["gpu-0", "gpu-2"]]
+
+
+def test_a_distinct_attribute_keyed_by_request_compares_a_third_device_with_the_second_only():
+    """The release keeps one value per request name: a request's second device replaces the first's,
+    so a third device equal to the first passes."""
+    models = ("h100", "a100", "h100")
+    base = make_gpu_slice("n1", count=3)
+    slice_ = replace(base, devices=tuple(replace(d, attributes={"model": m}) for d, m in zip(base.devices, models)))
+    claim = make_resource_claim(
+        "a", exact("gpu", count=3), constraints=(DeviceConstraint(("gpu",), None, "gpu.example.com/model"),)
+    )
+    assert devices(_allocate_shared([claim], [slice_])) == [["gpu-0", "gpu-1", "gpu-2"]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from scheduler_core.framework.dra_state import DraState
@@ -117,3 +119,24 @@ def test_the_informer_fills_each_kind_and_outsiders_cannot_write_it():
         state.claims["default/a"] = claim  # type: ignore[index]
     with pytest.raises(TypeError):
         state.classes["x"] = DeviceClass("x")  # type: ignore[index]
+
+
+def test_shares_are_not_devices_in_use_and_their_consumed_capacity_adds_up():
+    """foreachAllocatedDevice with DRAConsumableCapacity: a result with a shareID is a shared device
+    (AllocatedSharedDeviceIDs), its consumedCapacity summed per device (AggregatedCapacity); the
+    allocations in flight count too."""
+
+    def share(name: str, share_id: str, memory: str):
+        result = DeviceResult("gpu", "gpu.example.com", "n1", "gpu-0", None, share_id, {"memory": memory})
+        return make_resource_claim(name, allocation=AllocationResult((result,), None))
+
+    state = _informed(DraObjects(claims=[share("a", "s-1", "1Gi"), share("b", "s-2", "512Mi")]))
+    assert state.device_owners() == {}
+    gpu = ("gpu.example.com", "n1", "gpu-0")
+    assert state.shared_devices() == (frozenset({gpu}), {gpu: {"memory": Fraction(3 << 29)}})
+    state.in_flight["uid-claim-c"] = share("c", "s-3", "512Mi")
+    assert state.shared_devices()[1] == {gpu: {"memory": Fraction(2 << 30)}}
+    state.informed(state.claims["default/a"], None)
+    state.informed(state.claims["default/b"], None)
+    del state.in_flight["uid-claim-c"]
+    assert state.shared_devices() == (frozenset(), {})

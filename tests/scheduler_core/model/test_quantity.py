@@ -9,6 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scheduler_core.model.quantity import (
+    canonical,
+    quantity_format,
     format_amount,
     BEYOND_INT64,
     CPU_OVERFLOW,
@@ -234,3 +236,26 @@ def test_arbitrary_text_raises_only_quantity_error(text):
 )
 def test_it_formats_amounts_in_the_unit_of_their_resource(resource, amount, shown):
     assert format_amount(resource, amount) == shown
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("4Gi", "4Gi"),
+        ("1024Mi", "1Gi"),
+        ("1.5Gi", "1536Mi"),
+        ("1536", "1536"),
+        ("2000", "2k"),
+        ("1500", "1500"),
+        ("0.5", "500m"),
+        ("100m", "100m"),
+        ("2e3", "2e3"),
+        ("1000Ki", "1000Ki"),
+        ("512", "512"),
+        ("0", "0"),
+        (3, "3"),
+    ],
+)
+def test_a_quantity_is_written_back_as_the_api_server_canonicalizes_it(text, shown):
+    """Quantity.String: BinarySI by powers of 1024 from 1024 up, decimals by exponents of three."""
+    assert canonical(parse_quantity(text), quantity_format(text)) == shown

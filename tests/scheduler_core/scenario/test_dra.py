@@ -310,18 +310,120 @@ CONSUMABLE = TOLERATING.replace(
 
 
 def test_a_field_of_a_feature_on_in_the_release_but_not_replayed_is_refused_with_the_way_out():
-    [error] = _refused(V136, NODE, CLASS, CONSUMABLE)
+    extended = CLASS + "  extendedResourceName: example.com/gpu\n"
+    [error] = _refused(V136, NODE, extended)
     assert error == (
-        f"line {line_of(stream(NODE, CLASS, CONSUMABLE), 'capacity: {requests')}: ResourceClaim default/shared: "
-        "spec.devices.requests[0].exactly.capacity: SchedLab does not replay DRAConsumableCapacity yet: the gate is "
+        f"line {line_of(stream(NODE, extended), 'extendedResourceName')}: DeviceClass gpu: "
+        "spec.extendedResourceName: SchedLab does not replay DRAExtendedResource yet: the gate is "
         "on in v1.36, where the API server keeps this field and the scheduler uses it; replay as --release v1.35 or "
-        "pass --feature-gates DRAConsumableCapacity=false"
+        "pass --feature-gates DRAExtendedResource=false"
     )
     # with the gate off the field is dropped as that release's API server drops it
     scenario = _as(V136, NODE, CLASS, CONSUMABLE, gates={"DRAConsumableCapacity": False})
     assert _dropped(scenario) == (
         "ResourceClaim default/shared: spec.devices.requests[0].exactly.capacity (DRAConsumableCapacity)",
     )
+    assert scenario.dra.claims[0].spec.requests[0].exactly.capacity is None
+
+
+SHARED_SLICE = SLICE.replace(
+    "    capacity:\n      memory: {value: 80Gi}\n",
+    "    allowMultipleAllocations: true\n    capacity:\n      memory:\n        value: 80Gi\n"
+    "        requestPolicy:\n          default: 1Gi\n          validRange: {min: 1Gi, step: 1Gi}\n",
+)
+DISTINCT = CONSUMABLE.replace(
+    "    - {requests: [gpu, all], matchAttribute: gpu.example.com/numa}\n",
+    "    - {requests: [gpu, all], distinctAttribute: gpu.example.com/model}\n",
+)
+
+
+def test_consumable_capacity_is_kept_and_replayed_in_v1_36():
+    scenario = _as(V136, NODE, CLASS, SHARED_SLICE, DISTINCT)
+    assert _dropped(scenario) == ()
+    device = scenario.dra.slices[0].devices[0]
+    assert device.allow_multiple_allocations is True
+    policy = device.request_policies["memory"]
+    assert (policy.default.shown, policy.valid_range.min.shown, policy.valid_range.step) == ("1Gi", "1Gi", 1 << 30)
+    assert device.capacity_shown == {"memory": "80Gi"}
+    spec = scenario.dra.claims[0].spec
+    assert spec.requests[0].exactly.capacity["memory"].value == 1 << 30
+    assert spec.constraints[0].distinct_attribute == "gpu.example.com/model"
+
+
+def test_consumable_capacity_fields_are_dropped_in_v1_35_and_refused_there_when_turned_on():
+    scenario = _as(V135, NODE, CLASS, SHARED_SLICE, CONSUMABLE)
+    assert len(_dropped(scenario)) == 3
+    device = scenario.dra.slices[0].devices[0]
+    assert (device.allow_multiple_allocations, device.request_policies) == (None, {})
+    # the constraint without its distinctAttribute has no attribute left, as the API server says
+    [error] = _refused(V135, NODE, CLASS, SHARED_SLICE, DISTINCT)
+    assert error.endswith("spec.devices.constraints[0].matchAttribute: Required value")
+    errors = _refused(V135, NODE, CLASS, SHARED_SLICE, gates={"DRAConsumableCapacity": True})
+    assert all("SchedLab replays it from v1.36" in e for e in errors) and len(errors) == 2
+
+
+def test_an_allocations_share_is_read_as_the_api_server_writes_it_back():
+    allocated = CONSUMABLE.replace(
+        "      - {request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0}\n",
+        "      - {request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0,"
+        " shareID: 6f1c2a7e-3b8d-4e59-9a51-2c0d8e4b7f10, consumedCapacity: {memory: 1024Mi}}\n",
+    )
+    scenario = _as(V136, NODE, CLASS, SHARED_SLICE, allocated)
+    [result] = scenario.dra.claims[0].allocation.results
+    assert (result.share_id, result.consumed_capacity) == ("6f1c2a7e-3b8d-4e59-9a51-2c0d8e4b7f10", {"memory": "1Gi"})
+    upper = allocated.replace("6f1c2a7e", "6F1C2A7E")
+    [error] = _refused(V136, NODE, CLASS, SHARED_SLICE, upper)
+    assert "shareID: Invalid value" in error and "RFC 4122 normalized form" in error
+
+
+@pytest.mark.parametrize(
+    "policy, message",
+    [
+        ("{validValues: [2Gi, 1Gi]}", "default: Required value: required when validValues is defined"),
+        (
+            "{default: 3Gi, validValues: [2Gi, 1Gi]}",
+            'validValues[1]: Invalid value: "1Gi": values must be sorted in ascending order',
+        ),
+        (
+            "{default: 3Gi, validValues: [1Gi, 2Gi]}",
+            'validValues: Invalid value: "3Gi": default value is not valid according to the requestPolicy',
+        ),
+        (
+            "{default: 1Gi, validValues: [1Gi, 100Gi]}",
+            'validValues[1]: Invalid value: "100Gi": option is larger than capacity value: 80Gi',
+        ),
+        (
+            "{default: 1Gi, validValues: [1Gi], validRange: {min: 1Gi}}",
+            "requestPolicy: Forbidden: exactly one policy can be specified",
+        ),
+        (
+            "{default: 1500Mi, validRange: {min: 1Gi, step: 1Gi}}",
+            'validRange.step: Invalid value: "1500Mi": value is not a multiple of a given step (1Gi) from (1Gi)',
+        ),
+        (
+            "{default: 1Gi, validRange: {min: 2Gi, max: 1Gi}}",
+            'validRange.max: Invalid value: "2Gi": min is larger than max: 1Gi',
+        ),
+        (
+            "{default: 1Gi, validRange: {max: 1Gi}}",
+            "validRange.min: Required value: required when validRange is defined",
+        ),
+    ],
+)
+def test_a_request_policy_the_api_server_refuses_is_named(policy, message):
+    document = SLICE.replace(
+        "    capacity:\n      memory: {value: 80Gi}\n",
+        f"    allowMultipleAllocations: true\n    capacity:\n      memory:\n        value: 80Gi\n        requestPolicy: {policy}\n",
+    )
+    errors = _refused(V136, NODE, document)
+    assert any(message in e for e in errors), errors
+    assert _as(V135, NODE, document).dra.slices[0].devices[0].request_policies == {}  # dropped: not checked
+
+
+def test_a_request_policy_on_a_device_that_is_not_shared_is_forbidden():
+    document = SHARED_SLICE.replace("    allowMultipleAllocations: true\n", "")
+    errors = _refused(V136, NODE, document)
+    assert any("requestPolicy: Forbidden: allowMultipleAllocations must be true" in e for e in errors), errors
 
 
 @pytest.mark.parametrize(
@@ -332,11 +434,6 @@ def test_a_field_of_a_feature_on_in_the_release_but_not_replayed_is_refused_with
             SLICE.replace("    capacity:\n", "    bindsToNode: true\n    capacity:\n"),
             "DRADeviceBindingConditions",
             "spec.devices[0].bindsToNode",
-        ),
-        (
-            SLICE.replace("    capacity:\n", "    allowMultipleAllocations: true\n    capacity:\n"),
-            "DRAConsumableCapacity",
-            "spec.devices[0].allowMultipleAllocations",
         ),
     ],
 )
@@ -862,7 +959,7 @@ def test_a_scenario_replayed_as_another_release_has_its_dra_fields_settled_again
     assert newer.dra.claims[0].spec.requests[0].exactly.tolerations
     older = replayed_as(newer, loaded.release)
     assert older.dra.slices[0].devices[0].taints == ()
-    refused = _as(V135, NODE, CLASS, CONSUMABLE)
+    refused = _as(V135, NODE, CLASS + "  extendedResourceName: example.com/gpu\n")
     with pytest.raises(ScenarioInvalid):
         replayed_as(refused, replace(refused.release, rules=rules_for(V136)))
 
