@@ -512,7 +512,8 @@ def _claims(cycle: _Cycle) -> Optional[ClaimsExplanation]:
         return None
     per_node = {node: tuple(picture.get("sentences") or ()) for node, picture in pictures.items()}
     shortfalls = _shortfalls(pictures)
-    return ClaimsExplanation(per_node, shortfalls, _claims_sentence(shortfalls, _counters_short(pictures)))
+    sentence = _claims_sentence(shortfalls, _counters_short(pictures), _shares_short(pictures))
+    return ClaimsExplanation(per_node, shortfalls, sentence)
 
 
 def _counters_short(pictures: Mapping[str, Mapping[str, Any]]) -> list[str]:
@@ -523,6 +524,19 @@ def _counters_short(pictures: Mapping[str, Mapping[str, Any]]) -> list[str]:
         said = (picture.get("sentences") or ())[len(picture.get("requests") or ()) :]
         for counter, sentence in zip(picture.get("counters") or (), said):
             if counter["left"] != counter["total"]:
+                found.append(f"{node}: {sentence}")
+    return found
+
+
+def _shares_short(pictures: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The capacities of shared devices (DRAConsumableCapacity) that shares have used in part, node
+    by node, in the picture's words (its sentences after the requests' and the counters')."""
+    found = []
+    for node, picture in pictures.items():
+        skipped = len(picture.get("requests") or ()) + len(picture.get("counters") or ())
+        said = (picture.get("sentences") or ())[skipped:]
+        for share, sentence in zip(picture.get("shares") or (), said):
+            if share["left"] != share["total"]:
                 found.append(f"{node}: {sentence}")
     return found
 
@@ -548,7 +562,9 @@ def _shortfalls(pictures: Mapping[str, Mapping[str, Any]]) -> tuple[RequestShort
     )
 
 
-def _claims_sentence(shortfalls: Sequence[RequestShortfall], counters_short: Sequence[str] = ()) -> str:
+def _claims_sentence(
+    shortfalls: Sequence[RequestShortfall], counters_short: Sequence[str] = (), shares_short: Sequence[str] = ()
+) -> str:
     parts = []
     for s in shortfalls:
         if s.wanted.isdigit() and s.most_free >= int(s.wanted):
@@ -561,6 +577,11 @@ def _claims_sentence(shortfalls: Sequence[RequestShortfall], counters_short: Seq
         return (
             "Each request alone finds free devices on some node, but the partitions draw on counters that "
             "allocated devices have used: " + "; ".join(counters_short) + "."
+        )
+    if not parts and shares_short:
+        return (
+            "Each request alone finds devices on some node, but a share of the devices that allow multiple "
+            "allocations must fit what earlier shares left of their capacity: " + "; ".join(shares_short) + "."
         )
     if not parts:
         return "Each request alone finds devices on some node, but no node has devices for all of them together."

@@ -391,6 +391,7 @@ class _DistinctAttribute(_OnRequests):
 
 
 _Constraint = Union[_MatchAttribute, _DistinctAttribute]
+_FIRST = (0, 0, 0)  # deviceLocation{}: every device is a candidate
 
 
 class _MaxSizeExceeded(Exception):
@@ -625,7 +626,8 @@ class Allocator:
         skips_unusable_pools: bool = True,
         partitionable: bool = False,
         consumable_capacity: bool = False,
-        shared: Container[DeviceId] = frozenset(),
+        combinations: bool = False,
+        shared: frozenset[DeviceId] = frozenset(),
         aggregated: Optional[Mapping[DeviceId, dict[str, Fraction]]] = None,
     ) -> None:
         self.allocated = allocated
@@ -641,6 +643,9 @@ class Allocator:
         # cycle, every node). Keyed by the pool's name alone, as the release keys it.
         self.available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
         self.sort_pools = sort_pools  # v1.36's incubating/experimental GatherPools (gather_pools)
+        # v1.36's incubating/experimental allocateOne: a request's next device is looked for after
+        # the one just taken (startLocation), so one request never takes a shared device twice.
+        self.combinations = combinations
         # v1.35 on: incomplete and invalid pools are passed over (an invalid one said only when
         # nothing fits); before, an incomplete pool's devices are allocated and reaching an
         # invalid pool is an error (release/code.py: dra_allocator_skips_unusable_pools).
@@ -931,9 +936,16 @@ class _Run:
     # ------------------------------------------------------------------ the search
 
     def _allocate_one(
-        self, claim_index: int, request_index: int, sub_index: int, device_index: int, in_sub_request: bool
+        self,
+        claim_index: int,
+        request_index: int,
+        sub_index: int,
+        device_index: int,
+        in_sub_request: bool,
+        start: tuple[int, int, int] = (0, 0, 0),
     ) -> bool:
-        """allocateOne: find a device for this position, then recurse to the next one."""
+        """allocateOne: find a device for this position (from ``start``: pool, slice, device
+        index), then recurse to the next one."""
         if claim_index >= len(self.claims):
             return True
         claim = self.claims[claim_index]
@@ -967,14 +979,20 @@ class _Run:
             if not done:
                 undo()
             return done
-        for pool in self.pools:
+        for pool_index, pool in enumerate(self.pools):
+            if pool_index < start[0]:
+                continue
             if self.owner.skips_unusable_pools:
                 if pool.incomplete or pool.invalid:
                     continue
             elif pool.invalid:  # "not safe to allocate from an invalid pool": the cycle fails
                 raise AllocationError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
-            for slice_ in pool.slices:
-                for device in slice_.devices:
+            first_slice = start[1] if pool_index == start[0] else 0
+            for slice_index in range(first_slice, len(pool.slices)):
+                slice_ = pool.slices[slice_index]
+                first_device = start[2] if (pool_index, slice_index) == start[:2] else 0
+                for device_index_in_slice in range(first_device, len(slice_.devices)):
+                    device = slice_.devices[device_index_in_slice]
                     device_id = (pool.driver, pool.name, device.name)
                     if request.admin_access and claim_index in self.allocating.get(device_id, ()):
                         continue
@@ -989,9 +1007,12 @@ class _Run:
                     )
                     if undo is None:
                         continue
+                    # v1.36: the request's next device is looked for after this one (combinations,
+                    # not permutations); before, from the first device again.
+                    after = (pool_index, slice_index, device_index_in_slice + 1) if self.owner.combinations else _FIRST
                     try:
                         done = self._allocate_one(
-                            claim_index, request_index, sub_index, device_index + 1, in_sub_request
+                            claim_index, request_index, sub_index, device_index + 1, in_sub_request, after
                         )
                     except _MaxSizeExceeded:
                         undo()

@@ -77,11 +77,13 @@ class CompiledSelector:
 
 
 @lru_cache(maxsize=256)
-def compile_selector(expression: str) -> CompiledSelector:
-    """GetOrCompile (the release keeps an LRU cache of compiled expressions too)."""
+def compile_selector(expression: str, shared_devices: bool = True) -> CompiledSelector:
+    """GetOrCompile (the release keeps an LRU cache of compiled expressions too). The scheduler's
+    environment declares DRAConsumableCapacity's field (``shared_devices``); the loader, which
+    checks an expression before the release is known, asks without it first."""
     from scheduler_core.dra import celprogram  # the interpreter, for the first expression only
 
-    program, error, max_cost = celprogram.compile_program(expression)
+    program, error, max_cost = celprogram.compile_program(expression, shared_devices)
     if error is not None:
         return CompiledSelector(expression, None, error)
     return CompiledSelector(expression, program, max_cost=max_cost, driver_equals=_driver_equals(expression))

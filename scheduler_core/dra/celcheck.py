@@ -29,6 +29,8 @@ CAPACITY = f"map({STRING}, map({STRING}, {QUANTITY}))"
 _INNER = {ATTRIBUTES: f"map({STRING}, {DYN})", CAPACITY: f"map({STRING}, {QUANTITY})"}
 _VALUES = {f"map({STRING}, {DYN})": DYN, f"map({STRING}, {QUANTITY})": QUANTITY, **_INNER}
 DEVICE_FIELDS = {"driver": STRING, "attributes": ATTRIBUTES, "capacity": CAPACITY}
+# With DRAConsumableCapacity on, the environment also declares device.allowMultipleAllocations.
+SHARED_DEVICE_FIELDS = {**DEVICE_FIELDS, "allowMultipleAllocations": BOOL}
 NUMBERS = (INT, UINT, DOUBLE)
 _LITERALS = {
     "BOOL_LIT": BOOL,
@@ -110,11 +112,11 @@ class CheckResult:
 Node = Union[Tree[Token], Token]
 
 
-def check_selector(tree: Tree[Token], expression: str) -> CheckResult:
+def check_selector(tree: Tree[Token], expression: str, shared_devices: bool = False) -> CheckResult:
     """The compile-time verdict on a parsed selector: its output type, or the error the API
-    server answers with."""
+    server answers with (``shared_devices``: DRAConsumableCapacity's field declared)."""
     try:
-        output = _Checker({}, expression).infer(tree)
+        output = _Checker({}, expression, SHARED_DEVICE_FIELDS if shared_devices else DEVICE_FIELDS).infer(tree)
     except CelCheckError as err:
         return CheckResult(DYN, "compilation failed: " + _issue(err, expression))
     if output not in (BOOL, DYN):
@@ -146,9 +148,10 @@ def _no_overload(function: str, types: tuple[str, ...], at: int) -> CelCheckErro
 
 
 class _Checker:
-    def __init__(self, bound: Mapping[str, str], text: str = "") -> None:
+    def __init__(self, bound: Mapping[str, str], text: str = "", fields: Mapping[str, str] = DEVICE_FIELDS) -> None:
         self.bound = bound  # variables a comprehension macro or cel.bind declared, with their types
         self.text = text  # the expression: cel-go locates an operator's error at the operator
+        self.fields = fields  # the device's fields the environment declares
 
     def _after(self, node: Node) -> int:
         """The operator following ``node`` (a binary operator's left operand)."""
@@ -166,7 +169,7 @@ class _Checker:
         return max(at, 0)
 
     def _inner(self, bound: Mapping[str, str]) -> _Checker:
-        return _Checker(bound, self.text)
+        return _Checker(bound, self.text, self.fields)
 
     def infer(self, node: Node) -> str:
         if isinstance(node, Token):
@@ -256,9 +259,9 @@ class _Checker:
         receiver = self.infer(target)
         field = str(name)
         if receiver == DEVICE:
-            if field not in DEVICE_FIELDS:
+            if field not in self.fields:
                 raise CelCheckError(f"undefined field '{field}'", self._before(name))
-            return DEVICE_FIELDS[field]
+            return self.fields[field]
         if receiver in _VALUES:
             return _VALUES[receiver]
         if receiver in _PRIMITIVES:

@@ -78,7 +78,8 @@ class _Coster:
         self.variables = variables  # comprehension variables in scope
 
     def kind(self, node: Tree[Token] | Token) -> str:
-        return celcheck._Checker({name: v.kind for name, v in self.variables.items()}).infer(node)
+        variables = {name: v.kind for name, v in self.variables.items()}
+        return celcheck._Checker(variables, "", celcheck.SHARED_DEVICE_FIELDS).infer(node)  # checked already
 
     def estimate(self, node: Tree[Token] | Token) -> _Estimate:
         if isinstance(node, Token):

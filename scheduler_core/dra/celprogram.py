@@ -198,6 +198,8 @@ def device_variable(driver: str, device: Device) -> celtypes.MapType:
             celtypes.StringType("driver"): celtypes.StringType(driver),
             celtypes.StringType("attributes"): attributes,
             celtypes.StringType("capacity"): _by_domain(device.capacity, driver, Quantity),
+            # set whatever the gate (cel/compile.go: ptr.Deref(AllowMultipleAllocations, false))
+            celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(bool(device.allow_multiple_allocations)),
         }
     )
 
@@ -254,14 +256,15 @@ def _environment() -> celpy.Environment:
     return celpy.Environment()
 
 
-def compile_program(expression: str) -> tuple[Any, Optional[str], int]:
+def compile_program(expression: str, shared_devices: bool = True) -> tuple[Any, Optional[str], int]:
     """The expression's program, or why it does not compile ("compilation failed: ...", or the
-    type checker's error), and the API server's worst-case cost estimate."""
+    type checker's error), and the API server's worst-case cost estimate (``shared_devices``:
+    DRAConsumableCapacity's device.allowMultipleAllocations declared)."""
     try:
         ast = _environment().compile(expression)
     except CELParseError as err:
         return None, f"compilation failed: {str(err).strip()}", 0
-    checked = check_selector(ast, expression)  # the API server type-checks what it compiles
+    checked = check_selector(ast, expression, shared_devices)  # the API server type-checks what it compiles
     if checked.error is not None:
         return None, checked.error, 0
     max_cost = estimate_selector_cost(ast)

@@ -11,6 +11,7 @@ in flight) has it, with the pods the claim is reserved for.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Optional, Union
 
 from msgspec.structs import force_setattr
@@ -18,6 +19,7 @@ from msgspec.structs import force_setattr
 from scheduler_core.dra.allocator import AllocationError, device_matches_node, gather_pools, selectors_match
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.model import Device, DeviceRequest, Node, Pod, ResourceClaim, Scenario, Version
+from scheduler_core.model.quantity import DECIMAL_SI, canonical, quantity_format
 from scheduler_core.util.wire import Wire
 
 
@@ -29,6 +31,10 @@ class DeviceEntry(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     claim: Optional[str]  # the claim holding it (namespace/name), None when free
     reserved_for: tuple[str, ...]  # that claim's pods
     in_flight: bool = False  # held by an allocation Reserve made that PreBind has not written yet
+    # A device that allows multiple allocations (DRAConsumableCapacity): the claims holding shares of
+    # it, and each capacity as those shares leave it ("bandwidth: 4Gi of 10Gi left").
+    shared_by: tuple[str, ...] = ()
+    capacity_left: tuple[str, ...] = ()
 
 
 class NodeDevices(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
@@ -60,6 +66,8 @@ def node_devices(
     an incomplete pool's slices that target the node are kept; ``partitionable``:
     DRAPartitionableDevices, a device of a slice with perDeviceNodeSelection under its own nodes)."""
     holders = dra.device_holders()
+    sharing = _sharing_claims(dra)
+    _, consumed = dra.shared_devices()
     result = []
     for node in nodes:
         entries = []
@@ -79,10 +87,34 @@ def node_devices(
                             holder.key if holder else None,
                             tuple(ref.name for ref in holder.reserved_for) if holder else (),
                             holder is not None and dra.has_pending_allocation(holder.uid),
+                            tuple(sharing.get(device_id, ())),
+                            _capacity_left(device, consumed.get(device_id, {}))
+                            if device.allow_multiple_allocations
+                            else (),
                         )
                     )
         result.append(NodeDevices(node.name, devices=tuple(entries)))
     return result
+
+
+def _sharing_claims(dra: DraState) -> dict[tuple[str, str, str], list[str]]:
+    """Per shared device, the claims (allocated or in flight) holding a share of it."""
+    found: dict[tuple[str, str, str], list[str]] = {}
+    for claim in (*dra.claims.values(), *dra.in_flight.values()):
+        for result in claim.allocation.results if claim.allocation is not None else ():
+            if result.share_id is not None and claim.key not in found.get(result.device_id, ()):
+                found.setdefault(result.device_id, []).append(claim.key)
+    return found
+
+
+def _capacity_left(device: Device, consumed: dict[str, Fraction]) -> tuple[str, ...]:
+    """ "bandwidth: 4Gi of 10Gi left", each capacity of a shared device."""
+    said = []
+    for name, total in device.capacity.items():
+        fmt = quantity_format(device.capacity_shown[name]) if name in device.capacity_shown else DECIMAL_SI
+        left = total - consumed.get(name, Fraction(0))
+        said.append(f"{name}: {canonical(left, fmt)} of {canonical(total, fmt)} left")
+    return tuple(said)
 
 
 def pod_claims(dra: DraState, pod: Pod) -> list[PodClaim]:

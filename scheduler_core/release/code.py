@@ -169,9 +169,11 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         36,
         "The structured allocator's incubating and experimental variants (v1.36 picks incubating while "
         "DRAConsumableCapacity or DRADeviceBindingConditions is on) try pools in (driver, pool name) order "
-        "and a pool's slices in name order; before, pools in Go map order and slices as listed",
+        "and a pool's slices in name order, and look for a request's next device after the one it took "
+        "(combinations, not permutations: one request never takes a shared device twice); before, pools in "
+        "Go map order, slices as listed, every device again",
         "dynamic-resource-allocation/structured/internal/incubating/pools_incubating.go: sortPoolsByID, "
-        "sortSlicesByName",
+        "sortSlicesByName; allocator_incubating.go: allocateOne's startLocation",
     ),
     CodeChange(
         "balanced_allocation_scores_the_change",

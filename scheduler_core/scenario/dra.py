@@ -12,7 +12,8 @@ taints, request tolerations) and, from v1.35, of DRAPartitionableDevices (shared
 consumesCounters, perDeviceNodeSelection, per-device node selection) are validated then and
 replayed by the allocator, and from v1.36 those of DRAConsumableCapacity (allowMultipleAllocations,
 capacity requestPolicy, request capacity, distinctAttribute, an allocation's shareID and
-consumedCapacity). Kept fields of the features SchedLab does not replay —
+consumedCapacity; a CEL selector reading device.allowMultipleAllocations, which only an API server
+with the gate on compiles). Kept fields of the features SchedLab does not replay —
 DRAPartitionableDevices before v1.35, DRAConsumableCapacity before v1.36 (alpha there, turned on
 by --feature-gates), DRAExtendedResource (a class's extendedResourceName)
 and DRADeviceBindingConditions (bindingConditions, bindingFailureConditions, bindsToNode) — make
@@ -177,6 +178,9 @@ class GatedField:
     file: Optional[str]
     errors: tuple[DeferredError, ...] = ()
     when_dropped: tuple[ScenarioError, ...] = ()  # errors the API server reports only when it drops the field
+    # False for what needs the gate without being a field the API server drops (a CEL expression
+    # reading a field its environment declares only with the gate): not listed as dropped
+    drops: bool = True
 
     @property
     def gate(self) -> str:
@@ -402,11 +406,14 @@ def _device_class(obj: Field, meta: Metadata, gated: list[GatedField]) -> Device
     if spec is None:
         return DeviceClass(meta.name, line=obj.line)
     _drop(spec, (("extendedResourceName", ("DRAExtendedResource",)),), f"DeviceClass {meta.name}", gated)
-    return DeviceClass(meta.name, _selectors(spec), len(_configs(spec)), obj.line)
+    owner = f"DeviceClass {meta.name}"
+    return DeviceClass(meta.name, _selectors(spec, owner, gated), len(_configs(spec)), obj.line)
 
 
-def _selectors(parent: Field) -> tuple[str, ...]:
-    """selectors[].cel.expression: required, and it must compile (the API server compiles it)."""
+def _selectors(parent: Field, owner: str = "", gated: Optional[list[GatedField]] = None) -> tuple[str, ...]:
+    """selectors[].cel.expression: required, and it must compile (the API server compiles it; where
+    DRAConsumableCapacity is on, its environment declares device.allowMultipleAllocations: an
+    expression that needs it is recorded in ``gated`` and refused where the gate is off)."""
     expressions: list[str] = []
     for item in _bounded_list(parent, "selectors", MAX_LIST_SIZE):
         if not item.expect_map():
@@ -423,10 +430,20 @@ def _selectors(parent: Field) -> tuple[str, ...]:
         if len(expression) > CEL_EXPRESSION_MAX_LENGTH and expression_field is not None:
             expression_field.error(dra_names.too_long(CEL_EXPRESSION_MAX_LENGTH))  # not compiled, as the release
             continue
-        compiled = compile_selector(expression)
+        compiled = compile_selector(expression, shared_devices=False)
         if compiled.error is not None and expression_field is not None:
-            expression_field.error(f"Invalid value: {compiled.error}")
-            continue
+            wider = compile_selector(expression)
+            if wider.error is not None or gated is None:
+                expression_field.error(f"Invalid value: {compiled.error}")
+                continue
+            field = expression_field
+            refusal = ScenarioError(
+                field.ctx.object, field.path, field.line, f"Invalid value: {compiled.error}", field.ctx.file
+            )
+            gated.append(
+                GatedField((CONSUMABLE,), owner, field.path, field.line, field.ctx.file, (), (refusal,), False)
+            )
+            compiled = wider
         if compiled.max_cost > SELECTOR_MAX_COST and expression_field is not None:  # validateCELExpression
             expression_field.error("Forbidden: too complex, exceeds cost limit")
             continue
@@ -1065,7 +1082,7 @@ def _request(item: Field, owner: str, gated: list[GatedField]) -> DeviceRequest:
         item.error("exactly one of `exactly` or `firstAvailable` is required")
     if exactly is not None:
         capacity = _capacity_requests(exactly, owner, gated)
-        class_name, selectors, mode, count = _exact_fields(exactly)
+        class_name, selectors, mode, count = _exact_fields(exactly, owner, gated)
         tolerations = _tolerations(exactly, owner, gated)
         admin = exactly.get("adminAccess")
         return DeviceRequest(
@@ -1090,7 +1107,7 @@ def _request(item: Field, owner: str, gated: list[GatedField]) -> DeviceRequest:
             continue
         capacity = _capacity_requests(sub, owner, gated)
         sub_name = _required_name(sub, "name", is_dns1123_label)
-        class_name, selectors, mode, count = _exact_fields(sub)
+        class_name, selectors, mode, count = _exact_fields(sub, owner, gated)
         tolerations = _tolerations(sub, owner, gated)
         subs.append(SubRequest(sub_name, class_name, selectors, mode, count, tolerations, capacity))
         if sub_name:
@@ -1099,7 +1116,7 @@ def _request(item: Field, owner: str, gated: list[GatedField]) -> DeviceRequest:
     return DeviceRequest(name, None, tuple(subs))
 
 
-def _exact_fields(field: Field) -> tuple[str, tuple[str, ...], str, int]:
+def _exact_fields(field: Field, owner: str, gated: list[GatedField]) -> tuple[str, tuple[str, ...], str, int]:
     """deviceClassName (required), selectors, allocationMode (default ExactCount), count (default 1)."""
     class_name = _required_name(field, "deviceClassName", is_dns1123_subdomain)
     mode_field = field.get("allocationMode")
@@ -1117,7 +1134,7 @@ def _exact_fields(field: Field) -> tuple[str, tuple[str, ...], str, int]:
             count = 1
     elif count_field is not None and mode == ALLOCATION_MODE_ALL:
         count_field.error("Invalid value: must not be specified when allocationMode is 'All'")
-    return class_name, _selectors(field), mode, count
+    return class_name, _selectors(field, owner, gated), mode, count
 
 
 def _resource_claim(obj: Field, meta: Metadata, doc_index: int, gated: list[GatedField]) -> ResourceClaim:
@@ -1325,7 +1342,8 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
     for item in reading.gated:
         off = [gate for gate in item.needs if not rules.gates.enabled(gate)]
         if off:
-            dropped.append(f"{item.object}: {item.path} ({off[0]})")  # the gate that drops it
+            if item.drops:
+                dropped.append(f"{item.object}: {item.path} ({off[0]})")  # the gate that drops it
             errors.extend(item.when_dropped)
         elif _replayed(item.gate, minor):
             errors.extend(deferred.error for deferred in item.errors if deferred.applies(minor))
@@ -1430,6 +1448,9 @@ def not_replayed(gate: str, rules: Rules, uses: str = _USES) -> str:
     where = f"{release.name} with --feature-gates {gate}=true" if asked else release.name
     if asked:
         remedy = f"leave {gate}=true out of --feature-gates"
+        replayed_from = [r for r in SUPPORTED_RELEASES if r.minor == REPLAYED_GATES.get(gate)]
+        if replayed_from:
+            remedy += f", or replay as --release {replayed_from[0].name}"
     else:
         older = [r for r in SUPPORTED_RELEASES if r.minor < release.minor and not _default_on(gate, r.minor)]
         remedy = f"pass --feature-gates {gate}=false"

@@ -18,7 +18,10 @@ function stateOf(device) {
 const SYMBOL = { free: "square-open", allocated: "square", "in flight": "square-x-open" };
 
 function holderText(device) {
-  if (!device.claim) return "free";
+  if (!device.claim && (device.sharedBy || []).length) {
+    return `shared by ${device.sharedBy.join(", ")} (${device.capacityLeft.join("; ")})`;
+  }
+  if (!device.claim) return (device.capacityLeft || []).length ? `free (${device.capacityLeft.join("; ")})` : "free";
   const pods = device.reservedFor.length ? ` (reserved for ${device.reservedFor.join(", ")})` : " (reserved for no pod)";
   return `${device.inFlight ? "in flight to" : "allocated to"} ${device.claim}${pods}`;
 }

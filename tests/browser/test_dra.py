@@ -90,3 +90,29 @@ def test_partitions_show_under_their_nodes_and_a_pending_pod_shows_the_counters_
         "gpu-node-2 has 0 free"
     )
     expect(page.locator(".dra-why")).to_contain_text("the partitions draw on counters that allocated devices have used")
+
+
+SHARED_NIC = (Path(__file__).resolve().parents[2] / "examples" / "dra_shared_nic.yaml").read_text()
+
+
+def test_a_shared_device_shows_its_shares_and_a_pending_pod_shows_the_capacity_used_up(page):
+    """DRAConsumableCapacity (v1.36, from the kubelets): the devices table says who holds shares of
+    each NIC and the bandwidth left; web-2's Filter step gives each NIC's bandwidth as the shares
+    before it leave it, and why in one sentence."""
+    created = api_post(page, "/api/scenarios", {"name": "shared nic", "text": SHARED_NIC})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/cluster/")
+    section = page.locator("section.devices-by-node")
+    expect(section.locator("h3")).to_have_text("Devices per node (2 device(s), 2 free)")
+    section.locator("summary").click()
+    expect(section.locator("tr[data-node=node-1] td").nth(2)).to_have_text(
+        "shared by default/db-0-nic (bandwidth: 4Gi of 10Gi left)"
+    )
+
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("valid")
+    run_id = start_run(page)
+    open_step(page, run_id, 2, "Filter")
+    expect(page.locator("tr.dra-share[data-node=node-1] .dra-sentence")).to_have_text(
+        "shared device `nic-0` of pool net.example.com/node-1: 0 of 10Gi bandwidth left"
+    )
+    expect(page.locator(".dra-why")).to_contain_text("what earlier shares left of their capacity")

@@ -366,6 +366,26 @@ def test_timeline_keeps_the_collector_off_from_the_read_to_the_runs_first_event(
     assert json.loads(capsys.readouterr().out)
 
 
+def test_the_shared_nic_example_replays_v1_36_consumable_capacity():
+    """examples/dra_shared_nic.yaml: its kubelets say v1.36, where DRAConsumableCapacity is on: two
+    web pods take shares of the NICs' bandwidth, the third finds none left; as v1.35 (the gate off)
+    db-0 holds node-1's NIC whole and only one web pod gets a NIC."""
+    example = str(ROOT / "examples" / "dra_shared_nic.yaml")
+    final = json.loads(_run("timeline", example, "--json").stdout)["final"]
+    assert final == {
+        "default/db-0": "node-1",
+        "default/web-0": "node-2",
+        "default/web-1": "node-1",
+        "default/web-2": None,
+    }
+    as_v1_35 = json.loads(_run("timeline", example, "--json", "--release", "v1.35").stdout)["final"]
+    assert [as_v1_35[f"default/web-{i}"] for i in range(3)] == ["node-2", None, None]
+    # web-2's Filter says why each NIC, free of owners, cannot take it
+    trace = _run("trace", example).stdout.decode()
+    assert "node-1 has 1 free; shared device `nic-0` of pool net.example.com/node-1: 0 of 10Gi bandwidth left" in trace
+    assert "node-2 has 1 free; shared device `nic-0` of pool net.example.com/node-2: 0 of 4Gi bandwidth left" in trace
+
+
 def test_the_partitioned_gpu_example_replays_v1_36_counters():
     """examples/dra_partitioned_gpu.yaml: its kubelets say v1.36, where DRAPartitionableDevices is on:
     the whole GPU uses its node's counters, the halves of the other node go to two pods, the fourth

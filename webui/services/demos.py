@@ -65,6 +65,15 @@ LESSONS = {
         "counters, the other node's halves go to two pods, and the fourth pod stays Pending with free halves: "
         "the Filter step shows each node's counters left, and the what-if names the pod to evict.",
     ),
+    "dra_shared_nic": Lesson(
+        "Devices: one NIC shared by several pods (v1.36)",
+        "Each node's NIC allows multiple allocations (consumable capacity, on by default in v1.36, the release "
+        "the nodes' kubelets say): every claim takes a share of its bandwidth, rounded up to what the NIC hands "
+        "out (whole Gi on node-1, 1, 2 or 4Gi on node-2). db-0 holds 6Gi of node-1's; two web pods take the 4Gi "
+        "left on each node and the third stays Pending with both NICs free of owners but out of bandwidth: the "
+        "Filter step shows each shared NIC's bandwidth left. Compare releases v1.35 and v1.36 to see what the "
+        "upgrade changes.",
+    ),
     "capacity_web": Lesson(
         "Capacity: how many more copies fit",
         "Three nodes of 2 CPU run four copies of a web app (500m each). How many more fit? Open the cluster view "
@@ -114,6 +123,7 @@ EXAMPLE_DEMOS = (
     "capacity_pods",
     "dra_pending_gpu",
     "dra_partitioned_gpu",
+    "dra_shared_nic",
 )
 
 

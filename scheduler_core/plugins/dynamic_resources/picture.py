@@ -109,19 +109,37 @@ class CounterLeft(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
         return f"counter set `{self.counter_set}` of pool {self.pool}: {self.left} of {self.total} {self.counter} left"
 
 
+class ShareLeft(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
+    """One capacity of a device on the node that allows multiple allocations (DRAConsumableCapacity):
+    its amount and what the shares allocated or in flight leave of it (a share fits only while what
+    it would consume does)."""
+
+    pool: str  # driver/pool
+    device: str
+    capacity: str
+    total: str
+    left: str
+
+    def sentence(self) -> str:
+        """ "shared device `nic-0` of pool net.example.com/node-1: 2Gi of 10Gi bandwidth left"."""
+        return f"shared device `{self.device}` of pool {self.pool}: {self.left} of {self.total} {self.capacity} left"
+
+
 class NodePicture(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]
     """A node the plugin judged: its status (None: the node fits), each request's verdict, the
-    counters its pools' partitions draw on, and the verdicts in words (``sentences``, derived:
-    filled in when made)."""
+    counters its pools' partitions draw on, the capacity its shared devices have left, and the
+    verdicts in words (``sentences``, derived: filled in when made)."""
 
     node: str
     status: Optional[str]
     requests: tuple[RequestVerdict, ...] = ()
     counters: tuple[CounterLeft, ...] = ()
     sentences: tuple[str, ...] = ()
+    shares: tuple[ShareLeft, ...] = ()
 
     def __post_init__(self) -> None:
         said = [r.sentence(self.node) for r in self.requests] + [c.sentence() for c in self.counters]
+        said += [share.sentence() for share in self.shares]
         force_setattr(self, "sentences", tuple(said))
 
 

@@ -62,7 +62,7 @@ from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model.labels import node_selector_matches
-from scheduler_core.model.quantity import format_amount
+from scheduler_core.model.quantity import DECIMAL_SI, canonical, format_amount, quantity_format
 from scheduler_core.model import (
     ALLOCATION_MODE_ALL,
     FINALIZER,
@@ -84,6 +84,7 @@ from scheduler_core.model import (
 )
 from scheduler_core.plugins.dynamic_resources.picture import (
     CounterLeft,
+    ShareLeft,
     DeviceVerdict,
     NodePicture,
     PreFilterPicture,
@@ -260,6 +261,7 @@ class DynamicResources:
                 self._allocation_memo,
                 device_taints=self.features.enable_dra_device_taints,
                 sort_pools=self._sorts_pools(),
+                combinations=self._sorts_pools(),
                 skips_unusable_pools=self.features.dra_allocator_skips_unusable_pools,
                 partitionable=self.features.enable_dra_partitionable_devices,
                 **self._shares(),
@@ -421,11 +423,23 @@ class DynamicResources:
                 )
                 for ask in asked
             )
-            counters = _counters_left(pools, data.device_owners)
+            shared, aggregated = self._shared_state(data)
+            held = {*data.device_owners, *shared, *aggregated} if shared or aggregated else data.device_owners
+            counters = _counters_left(pools, held)
+            shares = _shares_left(pools, aggregated) if self.features.enable_dra_consumable_capacity else ()
             pictures[info.name] = NodePicture(
-                info.name, status.message if status is not None else None, verdicts, counters
+                info.name, status.message if status is not None else None, verdicts, counters, shares=shares
             )
         return pictures
+
+    def _shared_state(self, data: Any) -> tuple[frozenset[DeviceId], Mapping[DeviceId, dict[str, Fraction]]]:
+        """The shared devices and what their shares consume, as the cycle's allocator has them."""
+        allocator = data.allocator
+        if allocator is not None:
+            return allocator.shared, allocator.aggregated
+        if not self.features.enable_dra_consumable_capacity:
+            return frozenset(), {}
+        return self.dra.shared_devices()
 
     def _shares(self) -> dict[str, Any]:
         """With DRAConsumableCapacity on: the devices shared by allocated claims (and allocations in
@@ -437,9 +451,10 @@ class DynamicResources:
 
     def _sorts_pools(self) -> bool:
         """Whether the allocator variant the release picks (structured.NewAllocator: the first whose
-        supported features cover the enabled ones) sorts pools and slices by name: from v1.36 the
-        incubating and experimental variants do, needed once ConsumableCapacity, DeviceBindingAndStatus
-        or ListTypeAttributes is on; v1.36's stable variant does not."""
+        supported features cover the enabled ones) sorts pools and slices by name and looks for a
+        request's next device after the one it took (startLocation): from v1.36 the incubating and
+        experimental variants do, needed once ConsumableCapacity, DeviceBindingAndStatus or
+        ListTypeAttributes is on; v1.36's stable variant does not."""
         f = self.features
         beyond_stable = (
             f.enable_dra_consumable_capacity
@@ -838,6 +853,33 @@ def _counters_left(pools: list[Pool], allocated: Container[DeviceId]) -> tuple[C
         for set_name, left in counters_left(pool, allocated).items()
         for name, total in pool.counter_sets[set_name].counters.items()
     )
+
+
+def _shares_left(pools: list[Pool], aggregated: Mapping[DeviceId, dict[str, Fraction]]) -> tuple[ShareLeft, ...]:
+    """Every capacity of the devices on the node that allow multiple allocations, with what the
+    allocated shares leave of it."""
+    return tuple(
+        ShareLeft(
+            f"{pool.driver}/{pool.name}",
+            device.name,
+            name,
+            _shown(total, device.capacity_shown.get(name, "")),
+            _shown(
+                total - aggregated.get((pool.driver, pool.name, device.name), {}).get(name, Fraction(0)),
+                device.capacity_shown.get(name, ""),
+            ),
+        )
+        for pool in pools
+        for slice_ in pool.slices
+        for device in slice_.devices
+        if device.allow_multiple_allocations
+        for name, total in device.capacity.items()
+    )
+
+
+def _shown(value: Fraction, like: str) -> str:
+    """A capacity's quantity written as the device's own (binary when it is written binary)."""
+    return canonical(value, quantity_format(like) if like else DECIMAL_SI)
 
 
 def _amount(counter: str, value: Fraction) -> str:

@@ -50,6 +50,13 @@ export function filterClaims(ctx) {
       h("td", `${counter.left} of ${counter.total} ${counter.counter}`),
       h("td.dra-sentence", picture.sentences[picture.requests.length + i]),
       h("td", picture.status ?? "fits"))),
+    // Consumable capacity: what the shares of each shared device leave of its capacities.
+    ...(picture.shares || []).map((share, i) => h(
+      `tr.dra-share${picture.status ? ".rejected" : ""}`, { dataset: { node, device: share.device } },
+      h("th", { scope: "row" }, node), h("td", `shared device ${share.device}`),
+      h("td", `${share.left} of ${share.total} ${share.capacity}`),
+      h("td.dra-sentence", picture.sentences[picture.requests.length + (picture.counters || []).length + i]),
+      h("td", picture.status ?? "fits"))),
   ]);
   return section("DynamicResources: devices per request and node",
     ctx.explanation?.claims?.sentence && ctx.explanation.claims.shortfalls.length ? h("p.dra-why", ctx.explanation.claims.sentence) : null,

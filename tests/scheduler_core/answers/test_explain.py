@@ -345,3 +345,17 @@ def test_free_partitions_without_counters_left_are_explained_by_the_counters():
         "devices have used: gpu-node-1: counter set `gpu-0` of pool gpu.example.com/gpu-node-1: 0 of 40Gi memory "
         "left; gpu-node-2: counter set `gpu-0` of pool gpu.example.com/gpu-node-2: 0 of 40Gi memory left."
     )
+
+
+def test_free_shared_devices_without_capacity_left_are_explained_by_their_shares():
+    """DRAConsumableCapacity (v1.36): web-2 finds each node's NIC free of owners, but the shares of
+    db-0 and the two web pods before it have used all of both NICs' bandwidth."""
+    example = (REPO / "examples" / "dra_shared_nic.yaml").read_text()
+    explanation = explain_cycle(cycles_of(example)[2])
+    assert explanation.pod == "default/web-2" and explanation.outcome == OUTCOME_UNSCHEDULABLE
+    assert explanation.claims.sentence == (
+        "Each request alone finds devices on some node, but a share of the devices that allow multiple "
+        "allocations must fit what earlier shares left of their capacity: node-1: shared device `nic-0` of pool "
+        "net.example.com/node-1: 0 of 10Gi bandwidth left; node-2: shared device `nic-0` of pool "
+        "net.example.com/node-2: 0 of 4Gi bandwidth left."
+    )

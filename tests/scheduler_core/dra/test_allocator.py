@@ -649,3 +649,17 @@ def test_a_distinct_attribute_keyed_by_request_compares_a_third_device_with_the_
         "a", exact("gpu", count=3), constraints=(DeviceConstraint(("gpu",), None, "gpu.example.com/model"),)
     )
     assert devices(_allocate_shared([claim], [slice_])) == [["gpu-0", "gpu-1", "gpu-2"]]
+
+
+def test_from_v1_36_a_requests_next_device_comes_after_the_one_it_took():
+    """allocateOne's startLocation (v1.36's incubating variant): one request of two devices cannot
+    take two shares of the only device; two requests can. Before v1.36 every device is tried again."""
+    slices = [_nic_slice(_shared_nic(policy=STEPPED))]
+    two_of_one = make_resource_claim(
+        "a", DeviceRequest("nic", ExactRequest("gpu", count=2, capacity={"bandwidth": _gi(1)}))
+    )
+    combinations = Allocator(set(), CLASSES.get, slices, consumable_capacity=True, combinations=True)
+    assert combinations.allocate(NODE, [two_of_one]) is None
+    permutations = Allocator(set(), CLASSES.get, slices, consumable_capacity=True)
+    assert devices(permutations.allocate(NODE, [two_of_one])) == [["nic-0", "nic-0"]]
+    assert devices(combinations.allocate(NODE, [_bandwidth("a", 1), _bandwidth("b", 1)])) == [["nic-0"], ["nic-0"]]

@@ -120,3 +120,16 @@ def test_a_driver_equality_is_a_string_comparison_with_the_interpreter_s_answer(
     interpreted = type(compiled)(compiled.expression, compiled.program, max_cost=compiled.max_cost)
     for driver in ("gpu.example.com", "other.example.com", "", "gpu.example.co"):
         assert compiled.matches(driver, DEVICE) == interpreted.matches(driver, DEVICE)
+
+
+def test_allow_multiple_allocations_is_declared_with_consumable_capacity_and_false_when_unset():
+    """compile.go: the field is declared only with DRAConsumableCapacity; its value is always bound
+    (ptr.Deref(AllowMultipleAllocations, false))."""
+    expression = "device.allowMultipleAllocations"
+    assert "undefined field 'allowMultipleAllocations'" in (
+        compile_selector(expression, shared_devices=False).error or ""
+    )
+    compiled = compile_selector(expression)
+    assert compiled.error is None
+    assert compiled.matches(DRIVER, Device("nic", allow_multiple_allocations=True)) is True
+    assert compiled.matches(DRIVER, DEVICE) is False

@@ -135,3 +135,24 @@ def test_a_device_with_its_own_node_selection_is_listed_under_its_nodes_only():
     n1, n2 = node_devices(snapshot.dra, nodes, partitionable=True)
     assert [d.name for d in n1.devices] == ["on-n1", "both"] and [d.name for d in n2.devices] == ["on-n2", "both"]
     assert all(not listed.devices for listed in node_devices(snapshot.dra, nodes))  # the gate off: skipped
+
+
+def test_a_shared_device_lists_the_claims_holding_shares_and_the_capacity_they_leave():
+    """examples/dra_shared_nic.yaml (v1.36): db-0's claim holds 6Gi of node-1's NIC, which stays
+    free of owners; node-2's NIC has no share yet."""
+    from pathlib import Path
+
+    from scheduler_core import load_scenario
+    from scheduler_core.dra.inventory import scenario_devices
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "dra_shared_nic.yaml"
+    devices, _ = scenario_devices(load_scenario(example.read_text()))
+    [node_1, node_2] = devices
+    [nic] = node_1.devices
+    assert (nic.claim, nic.shared_by, nic.capacity_left) == (
+        None,
+        ("default/db-0-nic",),
+        ("bandwidth: 4Gi of 10Gi left",),
+    )
+    assert node_1.free == 1
+    assert node_2.devices[0].shared_by == () and node_2.devices[0].capacity_left == ("bandwidth: 4Gi of 4Gi left",)

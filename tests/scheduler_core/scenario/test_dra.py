@@ -578,7 +578,7 @@ def test_a_slice_naming_its_nodes_per_device_is_refused_where_the_gate_is_off():
 def test_a_gate_turned_on_in_an_older_release_is_refused_naming_the_flag():
     [error] = _refused(V135, NODE, CLASS, CONSUMABLE, gates={"DRAConsumableCapacity": True})
     assert "the gate is on in v1.35 with --feature-gates DRAConsumableCapacity=true" in error
-    assert error.endswith("leave DRAConsumableCapacity=true out of --feature-gates")
+    assert error.endswith("leave DRAConsumableCapacity=true out of --feature-gates, or replay as --release v1.36")
 
 
 TAINT_RULE = """\
@@ -1010,3 +1010,15 @@ def test_pods_the_device_taint_eviction_controller_would_evict_are_named():
 )
 def test_nothing_is_named_when_no_pod_would_be_evicted(release, slice_, claim):
     assert _evictions(_as(release, NODE, slice_, claim)) == ()
+
+
+def test_a_selector_reading_allow_multiple_allocations_compiles_only_where_the_gate_is_on():
+    """cel/compile.go declares device.allowMultipleAllocations with DRAConsumableCapacity on: v1.36's
+    API server compiles the selector, v1.35's refuses it as an undefined field."""
+    shared_only = CLASS.replace('device.driver == "gpu.example.com"', "device.allowMultipleAllocations")
+    assert "allowMultipleAllocations" in shared_only
+    assert _as(V136, NODE, shared_only).dra.classes[0].selectors == ("device.allowMultipleAllocations",)
+    [error] = _refused(V135, NODE, shared_only)
+    assert "spec.selectors[0].cel.expression: Invalid value: compilation failed" in error
+    assert "undefined field 'allowMultipleAllocations'" in error
+    assert _dropped(_as(V136, NODE, shared_only, gates={"DRAConsumableCapacity": True})) == ()
