@@ -703,7 +703,8 @@ def _verified_claim(
 def _holder_evictions(base: _Baseline) -> list[Suggestion]:
     """On the nodes DynamicResources rejected: the claims holding devices of the classes the pod
     asks for, or partitions drawing on the counter sets those devices draw on (DRAPartitionableDevices),
-    and the pods they are reserved for. The nodes needing fewest evictions are tried."""
+    or each claim holding a share of such a device (DRAConsumableCapacity), and the pods they are
+    reserved for. The options needing fewest evictions are tried."""
     snapshot = base.scheduler.snapshot
     wanted = {
         request.exactly.device_class_name
@@ -728,20 +729,25 @@ def _holder_evictions(base: _Baseline) -> list[Suggestion]:
                 if d.claim and (wanted.intersection(d.classes) or needed.intersection(draws.get(d.device, ())))
             }
         )
-        claims = [snapshot.dra.claims[key] for key in holders if key in snapshot.dra.claims]
-        if claims:
-            victims = sorted({f"{claim.namespace}/{ref.name}" for claim in claims for ref in claim.reserved_for})
-            options.append((len(victims), snapshot.position[listed.node], listed.node, claims, victims))
+        # Shared devices (DRAConsumableCapacity): each claim holding a share, on its own, frees
+        # what its share consumes.
+        sharing = sorted({key for d in listed.devices if wanted.intersection(d.classes) for key in d.shared_by})
+        groups = ([("the devices", holders)] if holders else []) + [("the share", [key]) for key in sharing]
+        for freed, group in groups:
+            claims = [snapshot.dra.claims[key] for key in group if key in snapshot.dra.claims]
+            if claims:
+                victims = sorted({f"{claim.namespace}/{ref.name}" for claim in claims for ref in claim.reserved_for})
+                options.append((len(victims), snapshot.position[listed.node], listed.node, claims, victims, freed))
     options.sort(key=lambda option: option[:2])
     out = []
-    for _, _, node, claims, victims in options[:NODES_TRIED]:
+    for _, _, node, claims, victims, freed in options[:NODES_TRIED]:
         keys = [claim.key for claim in claims]
         who = (
             f"evict {', '.join(victims)} from {node}" if victims else f"release {', '.join(keys)} (reserved for no pod)"
         )
         suggestion = Suggestion(
             "evictHolder",
-            f"{who}, freeing the devices of {', '.join(keys)}",
+            f"{who}, freeing {freed} of {', '.join(keys)}",
             7 + len(victims),
             change={"node": node, "victims": victims, "claims": keys},
         )

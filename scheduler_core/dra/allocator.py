@@ -979,6 +979,7 @@ class _Run:
             if not done:
                 undo()
             return done
+        consumable = self.owner.consumable_capacity
         for pool_index, pool in enumerate(self.pools):
             if pool_index < start[0]:
                 continue
@@ -1000,7 +1001,7 @@ class _Run:
                         continue
                     if not self._selectable(key, data, device_id, device, slice_):
                         continue
-                    if not self._capacity_fits(request, device_id, device):
+                    if consumable and not self._capacity_fits(request, device_id, device):
                         continue
                     undo = self._allocate_device(
                         claim_index, key, _Candidate(device_id, device, slice_, pool), must=False

@@ -980,6 +980,23 @@ def _distinct_attribute(item: Field, match: Optional[Field], owner: str, sink: l
     return text
 
 
+def _no_constraint_attribute(item: Field, owner: str, sink: list[GatedField]) -> None:
+    """validateDeviceConstraint on a constraint with neither attribute: where DRAConsumableCapacity
+    is on, the constraint is refused for want of one of the two (in the release's own words);
+    where it is off, for want of matchAttribute."""
+    where = (item.ctx.object, item.path, item.line)
+    both = ScenarioError(
+        *where,
+        'Required value: exactly one of "matchAttribute" or "distinctAttribute" is required, but multiple fields '
+        "are set",
+        item.ctx.file,
+    )
+    match = ScenarioError(item.ctx.object, f"{item.path}.matchAttribute", item.line, "Required value", item.ctx.file)
+    sink.append(
+        GatedField((CONSUMABLE,), owner, item.path, item.line, item.ctx.file, (DeferredError(both),), (match,), False)
+    )
+
+
 def _share_id(item: Field, owner: str, sink: list[GatedField]) -> Optional[str]:
     """An allocation result's shareID (validateUID: RFC 4122 normalized form), kept while
     DRAConsumableCapacity is on."""
@@ -1069,7 +1086,7 @@ def _claim_spec(spec: Field, owner: str, gated: list[GatedField]) -> ClaimSpec:
         if match is not None:
             check(match, match.as_str(), dra_names.fully_qualified_name(match.as_str()))
         elif distinct is None:
-            item.error_at("matchAttribute", "Required value")
+            _no_constraint_attribute(item, owner, gated)
         constraints.append(DeviceConstraint(referenced, match.as_str() if match is not None else None, distinct))
     return ClaimSpec(tuple(requests), tuple(constraints), len(_configs(devices, names)))
 

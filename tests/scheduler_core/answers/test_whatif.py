@@ -229,3 +229,17 @@ def test_a_partition_without_counters_left_suggests_evicting_the_holder_of_the_p
         ("gpu-node-1", ["default/train-0"], ["gpu-node-1"]),
         ("gpu-node-2", ["default/infer-0", "default/infer-1"], ["gpu-node-2"]),
     ]
+
+
+def test_a_shared_device_out_of_capacity_suggests_evicting_one_pod_holding_a_share():
+    """DRAConsumableCapacity (v1.36): web-2 finds both NICs free of owners but out of bandwidth; the
+    claims holding shares are the holders, each on its own: evicting db-0 (or web-1) frees enough of
+    node-1's NIC. Before shares counted, no single change was found."""
+    example = Path(__file__).resolve().parents[3] / "examples" / "dra_shared_nic.yaml"
+    result = what_if(load_scenario(example.read_text()), "default/web-2")
+    holders = [s for s in result["suggestions"] if s["kind"] == "evictHolder"]
+    assert [(s["change"]["node"], s["change"]["victims"], s["nodes"]) for s in holders][:2] == [
+        ("node-1", ["default/db-0"], ["node-1"]),
+        ("node-1", ["default/web-1"], ["node-1"]),
+    ]
+    assert holders[0]["text"] == "evict default/db-0 from node-1, freeing the share of default/db-0-nic"

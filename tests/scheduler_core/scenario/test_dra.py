@@ -1022,3 +1022,18 @@ def test_a_selector_reading_allow_multiple_allocations_compiles_only_where_the_g
     assert "spec.selectors[0].cel.expression: Invalid value: compilation failed" in error
     assert "undefined field 'allowMultipleAllocations'" in error
     assert _dropped(_as(V136, NODE, shared_only, gates={"DRAConsumableCapacity": True})) == ()
+
+
+def test_a_constraint_with_neither_attribute_is_refused_in_the_words_of_the_release():
+    """validateDeviceConstraint: v1.36 (DRAConsumableCapacity on) asks for one of the two at the
+    constraint; v1.35 asks for matchAttribute."""
+    bare = CLAIM.replace(
+        "    - {requests: [gpu, all], matchAttribute: gpu.example.com/numa}\n", "    - {requests: [gpu, all]}\n"
+    )
+    [newer] = _refused(V136, NODE, CLASS, bare)
+    assert newer.endswith(
+        'spec.devices.constraints[0]: Required value: exactly one of "matchAttribute" or "distinctAttribute" is '
+        "required, but multiple fields are set"
+    )
+    [older] = _refused(V135, NODE, CLASS, bare)
+    assert older.endswith("spec.devices.constraints[0].matchAttribute: Required value")
