@@ -165,14 +165,26 @@ def test_the_newer_release_replays_the_dra_fields_its_api_server_keeps():
 
 
 def test_a_newer_release_keeping_a_field_schedlab_does_not_replay_refuses_the_comparison():
-    capacity = TAINTED_GPU.replace(
-        "exactly: {deviceClassName: gpu}", "exactly: {deviceClassName: gpu, capacity: {requests: {memory: 1Gi}}}"
+    extended = TAINTED_GPU.replace(
+        "  - cel: {expression: 'device.driver == \"gpu.example.com\"'}\n",
+        "  - cel: {expression: 'device.driver == \"gpu.example.com\"'}\n  extendedResourceName: example.com/gpu\n",
     )
-    scenario = load_scenario(capacity, release=ReleaseRequest(release_named("v1.35")))
+    assert "extendedResourceName" in extended
+    scenario = load_scenario(extended, release=ReleaseRequest(release_named("v1.35")))
     with pytest.raises(ScenarioInvalid) as raised:
         compare_releases(scenario, release_named("v1.35"), release_named("v1.36"), run_to_the_end)
     [error] = raised.value.errors
-    assert "SchedLab does not replay DRAConsumableCapacity yet: the gate is on in v1.36" in error.message
+    assert "SchedLab does not replay DRAExtendedResource yet: the gate is on in v1.36" in error.message
+
+
+def test_an_upgrade_to_v1_36_replays_shared_devices_the_older_release_held_whole():
+    """examples/dra_shared_nic.yaml: v1.35's API server drops the NICs' sharing (db-0's claim holds
+    node-1's NIC whole); v1.36 keeps it, and web-1 goes from Pending to node-1, the change named."""
+    example = (Path(__file__).resolve().parents[3] / "examples" / "dra_shared_nic.yaml").read_text()
+    result = compare_releases(load_scenario(example), release_named("v1.35"), release_named("v1.36"), run_to_the_end)
+    moved = {pod.pod: pod for pod in result.pods}
+    assert (moved["default/web-1"].old_node, moved["default/web-1"].new_node) == (None, "node-1")
+    assert "DRAConsumableCapacity" in {change.name for change in result.changes if change.explains}
 
 
 def test_the_declared_features_code_changes_are_run_only_for_pods_needing_a_node_feature():
