@@ -477,7 +477,7 @@ def consumed_capacity(device: Device, requested: Optional[dict[str, Amount]]) ->
     return {
         name: consumed_amount(
             requested.get(name) if requested else None,
-            Amount(value, device.capacity_shown.get(name) or quantity.canonical(value, quantity.DECIMAL_SI)),
+            Amount(value, device.capacity_text(name, value)),
             device.request_policies.get(name),
         )
         for name, value in device.capacity.items()

@@ -19,7 +19,6 @@ from msgspec.structs import force_setattr
 from scheduler_core.dra.allocator import AllocationError, device_matches_node, gather_pools, selectors_match
 from scheduler_core.framework.dra_state import DraState
 from scheduler_core.model import Device, DeviceRequest, Node, Pod, ResourceClaim, Scenario, Version
-from scheduler_core.model.quantity import DECIMAL_SI, canonical, quantity_format
 from scheduler_core.util.wire import Wire
 
 
@@ -109,12 +108,11 @@ def _sharing_claims(dra: DraState) -> dict[tuple[str, str, str], list[str]]:
 
 def _capacity_left(device: Device, consumed: dict[str, Fraction]) -> tuple[str, ...]:
     """ "bandwidth: 4Gi of 10Gi left", each capacity of a shared device."""
-    said = []
-    for name, total in device.capacity.items():
-        fmt = quantity_format(device.capacity_shown[name]) if name in device.capacity_shown else DECIMAL_SI
-        left = total - consumed.get(name, Fraction(0))
-        said.append(f"{name}: {canonical(left, fmt)} of {canonical(total, fmt)} left")
-    return tuple(said)
+    return tuple(
+        f"{name}: {device.capacity_text(name, total - consumed.get(name, Fraction(0)))} of "
+        f"{device.capacity_text(name, total)} left"
+        for name, total in device.capacity.items()
+    )
 
 
 def pod_claims(dra: DraState, pod: Pod) -> list[PodClaim]:

@@ -10,6 +10,7 @@ from typing import Optional, TYPE_CHECKING, Union
 
 import msgspec
 
+from scheduler_core.model.quantity import DECIMAL_SI, canonical, quantity_format
 from scheduler_core.util.wire import Wire
 
 if TYPE_CHECKING:
@@ -144,6 +145,12 @@ class Device:
     allow_multiple_allocations: Optional[bool] = None
     request_policies: dict[str, CapacityRequestPolicy] = field(default_factory=dict)  # by capacity name
     capacity_shown: dict[str, str] = field(default_factory=dict)  # each capacity's value as written back
+
+    def capacity_text(self, name: str, value: Fraction) -> str:
+        """An amount of capacity ``name`` as the API server writes it: in the format the device
+        writes that capacity in (binary when "10Gi"), decimal when unknown."""
+        shown = self.capacity_shown.get(name)
+        return canonical(value, quantity_format(shown) if shown else DECIMAL_SI)
 
     def attribute(self, driver: str, fully_qualified: str) -> Optional[AttributeValue]:
         """lookupAttribute: the fully qualified name, or the bare id when the domain is the driver."""

@@ -17,7 +17,8 @@
   DRADeviceTaints is on (v1.36), and shares devices that allow multiple allocations while
   DRAConsumableCapacity is on (v1.36: the shared devices and what their shares consume come from
   the claims and the allocations in flight). The features SchedLab does not replay
-  (DRAExtendedResource, DRADeviceBindingConditions) take their "off" paths: a scenario using their fields under a release where they are on is refused by the loader
+  (DRAExtendedResource, DRADeviceBindingConditions) take their "off" paths: a scenario using their
+  fields under a release where they are on is refused by the loader
   (scenario/dra.py), so those paths give the release's answer for every scenario that loads.
 """
 
@@ -62,7 +63,7 @@ from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model.labels import node_selector_matches
-from scheduler_core.model.quantity import DECIMAL_SI, canonical, format_amount, quantity_format
+from scheduler_core.model.quantity import format_amount
 from scheduler_core.model import (
     ALLOCATION_MODE_ALL,
     FINALIZER,
@@ -863,10 +864,9 @@ def _shares_left(pools: list[Pool], aggregated: Mapping[DeviceId, dict[str, Frac
             f"{pool.driver}/{pool.name}",
             device.name,
             name,
-            _shown(total, device.capacity_shown.get(name, "")),
-            _shown(
-                total - aggregated.get((pool.driver, pool.name, device.name), {}).get(name, Fraction(0)),
-                device.capacity_shown.get(name, ""),
+            device.capacity_text(name, total),
+            device.capacity_text(
+                name, total - aggregated.get((pool.driver, pool.name, device.name), {}).get(name, Fraction(0))
             ),
         )
         for pool in pools
@@ -875,11 +875,6 @@ def _shares_left(pools: list[Pool], aggregated: Mapping[DeviceId, dict[str, Frac
         if device.allow_multiple_allocations
         for name, total in device.capacity.items()
     )
-
-
-def _shown(value: Fraction, like: str) -> str:
-    """A capacity's quantity written as the device's own (binary when it is written binary)."""
-    return canonical(value, quantity_format(like) if like else DECIMAL_SI)
 
 
 def _amount(counter: str, value: Fraction) -> str:
