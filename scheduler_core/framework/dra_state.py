@@ -284,7 +284,7 @@ class DraState:
         self.selector_cache: SelectorCache = {}  # CEL verdicts per (expression, device)
         self._in_use: Optional[_DevicesInUse] = None
         self._claims_with_shares = 0  # claims in the cache whose allocation has a shareID
-        self._shared: Optional[tuple[object, SharedState]] = None
+        self._shares_kept: Optional[tuple[object, SharedState]] = None
 
     @classmethod
     def as_listed(cls, objects: DraObjects) -> "DraState":
@@ -346,10 +346,10 @@ class DraState:
         if not self._claims_with_shares and not in_flight:
             return frozenset(), {}
         versions = (self._claims.version, getattr(self.in_flight, "version", None), len(in_flight))
-        if self._shared is not None and self._shared[0] == versions and versions[1] is not None:
-            return self._shared[1]
+        if self._shares_kept is not None and self._shares_kept[0] == versions and versions[1] is not None:
+            return self._shares_kept[1]
         state = _shares([*self._claims.values(), *in_flight])
-        self._shared = (versions, state)
+        self._shares_kept = (versions, state)
         return state
 
     def device_owners(self) -> dict[DeviceId, str]:

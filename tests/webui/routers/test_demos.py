@@ -20,6 +20,7 @@ def test_it_lists_the_demo_scenarios(owner: Client):
         "capacity_pods",
         "dra_pending_gpu",
         "dra_partitioned_gpu",
+        "dra_shared_nic",
     ]
     assert all(d["name"] and d["description"] for d in demos)
 
