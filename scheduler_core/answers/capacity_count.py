@@ -112,6 +112,10 @@ def judge_first_copy(scheduler: Scheduler, pod: Pod, index: int = 0) -> Union[Fi
     plugins = cycle.fw.active_filter_plugins(cycle.state)
     fit = next((p for p in plugins if p.name == names.NODE_RESOURCES_FIT), None)
     checked = fit.checked_requests(cycle.state) if isinstance(fit, Fit) else None
+    if checked is None and isinstance(fit, Fit) and fit.delegates(cycle.state):
+        return CountRefused(
+            "the pod asks for an extended resource a DeviceClass stands for: devices, not counts, decide"
+        )
     if checked is None:
         return CountRefused("NodeResourcesFit does not run for this pod")
     return FirstCopy(cycle, passed, [p.name for p in plugins], checked, has_host_ports(pod))

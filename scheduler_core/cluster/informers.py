@@ -62,6 +62,7 @@ def start(api: Cluster, snapshot: Snapshot) -> None:
         for obj in api.listed(kind).values():
             informed(None, obj)
         api.watch(kind, _Informer(kind, snapshot))
+    snapshot.dra.classes_listed()
 
 
 class _Informer:

@@ -16,7 +16,15 @@ from typing import Optional
 
 from scheduler_core.cluster import volume_controller
 from scheduler_core.cluster.store import KIND_CLAIM, KIND_RESOURCE_CLAIM, KIND_STORAGE_CLASS, KIND_VOLUME, Cluster
-from scheduler_core.model import PersistentVolume, PersistentVolumeClaim, ResourceClaim, StorageClass
+from scheduler_core.encoding.events import ClusterChangeKind
+from scheduler_core.model import (
+    ExtendedResourceClaimStatus,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    ResourceClaim,
+    StorageClass,
+)
 
 
 class ObjectWrites:
@@ -46,6 +54,13 @@ class ObjectWrites:
     def delete_resource_claim(self, key: str) -> Optional[ResourceClaim]:
         deleted: Optional[ResourceClaim] = self.api.delete(KIND_RESOURCE_CLAIM, key)
         return deleted
+
+    def write_pod_extended_claim(self, pod_key: str, status: ExtendedResourceClaimStatus) -> Optional[Pod]:
+        """The pod's status.extendedResourceClaimStatus (a status patch): the claim made for its
+        extended resources and which request serves which container."""
+        return self.api.patch_pod_status(
+            pod_key, ClusterChangeKind.POD_STATUS, "extendedResourceClaimStatus", extended_resource_claim=status
+        )
 
     def await_volume_bindings(self, claim_keys: list[str]) -> None:
         """The time BindPodVolumes waits: the stand-in PV controller and provisioner act on the

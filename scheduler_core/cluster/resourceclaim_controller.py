@@ -7,7 +7,8 @@ resource allocation").
   ``<namespace>/<pod>/<claim>`` (the real controller's generateName suffix is random), owned by the
   pod, annotated with the pod's claim name, with the template's labels, annotations and spec. One
   status update of the pod then adds all their names. A missing template creates nothing.
-- Release: 100 ms after a removed pod that had claims, every claim of its namespace (name order)
+- Release: 100 ms after a removed pod that had claims (or a claim the scheduler made for its
+  extended resources, named in its status.extendedResourceClaimStatus), every claim of its namespace (name order)
   loses the pod's reservation (status update; with no reservation left and the delete-protection
   finalizer, the allocation goes too, then the finalizer in a second update); a claim the pod owns
   that is no longer reserved is then deleted.
@@ -94,7 +95,7 @@ class ResourceClaimController:
     # ------------------------------------------------------------------ release
 
     def pod_removed(self, pod: Pod, now_ms: int) -> None:
-        if pod.claim_sources:
+        if pod.claim_sources or pod.extended_resource_claim is not None:
             self._releases.append(_Release(pod, now_ms + RELEASE_DELAY_MS))
 
     def next_release_ms(self) -> Optional[int]:

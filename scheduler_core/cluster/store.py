@@ -302,6 +302,7 @@ class Cluster:
         claim_statuses: Any = UNCHANGED,
         preempted_by_scheduler: Any = UNCHANGED,
         phase: Any = UNCHANGED,
+        extended_resource_claim: Any = UNCHANGED,
     ) -> Optional[Pod]:
         """A status patch of the fields named; None when the pod is gone or nothing changes."""
         fields = {
@@ -312,6 +313,7 @@ class Cluster:
                 ("claim_statuses", claim_statuses),
                 ("preempted_by_scheduler", preempted_by_scheduler),
                 ("phase", phase),
+                ("extended_resource_claim", extended_resource_claim),
             )
             if value is not UNCHANGED
         }

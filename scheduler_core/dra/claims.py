@@ -21,8 +21,8 @@ from scheduler_core.model import (
 
 # The resourceclaim controller's claims from templates (../shared/spec/TIMELINE.md): the names it
 # gives them (the real controller's generateName suffix is random; ours is the digest's).
-SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 NAME_PREFIX_LIMIT = 57
+SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # utilrand.String's alphabet
 
 
 class ClaimLister(Protocol):
@@ -38,9 +38,13 @@ class ClaimLister(Protocol):
 
 
 def generated_claim_name(namespace: str, pod: str, claim: str) -> str:
-    digest = hashlib.sha256(f"{namespace}/{pod}/{claim}".encode()).digest()
-    suffix = "".join(SUFFIX_ALPHABET[digest[i] % len(SUFFIX_ALPHABET)] for i in range(5))
-    return f"{f'{pod}-{claim}'[:NAME_PREFIX_LIMIT]}-{suffix}"
+    return f"{f'{pod}-{claim}'[:NAME_PREFIX_LIMIT]}-{digest_suffix(f'{namespace}/{pod}/{claim}')}"
+
+
+def digest_suffix(seed: str) -> str:
+    """generateName's 5 random characters, taken from the SHA-256 digest of ``seed`` instead."""
+    digest = hashlib.sha256(seed.encode()).digest()
+    return "".join(SUFFIX_ALPHABET[byte % len(SUFFIX_ALPHABET)] for byte in digest[:5])
 
 
 def claim_uid(namespace: str, name: str) -> str:

@@ -21,6 +21,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Optional, TypeVar, Union
 
+from scheduler_core.framework.dra_class_resolver import ExtendedResourceCache
 from scheduler_core.framework.informer import take
 from scheduler_core.model import Device, DeviceClass, DraObjects, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from scheduler_core.model.quantity import parse_quantity
@@ -284,6 +285,8 @@ class DraState:
         self.selector_cache: SelectorCache = {}  # CEL verdicts per (expression, device)
         self._in_use: Optional[_DevicesInUse] = None
         self._claims_with_shares = 0  # claims in the cache whose allocation has a shareID
+        # DeviceClassResolver (DRAExtendedResource): fed by the DeviceClass informer, in event order
+        self.class_resolver = ExtendedResourceCache()
         self._shares_kept: Optional[tuple[object, SharedState]] = None
 
     @classmethod
@@ -295,7 +298,16 @@ class DraState:
         listed: list[DeviceObject] = [*objects.classes, *objects.slices, *objects.claims, *objects.templates]
         for obj in listed:
             state.informed(None, obj)
+        state.classes_listed()
         return state
+
+    def classes_listed(self) -> None:
+        """The DeviceClass informer's first list is complete. The API server lists classes by name
+        (their keys), and the class resolver settles two classes naming one extended resource by
+        the order it hears of them: it hears the list again in that order."""
+        self.class_resolver = ExtendedResourceCache()
+        for name in sorted(self._classes):
+            self.class_resolver.informed(None, self._classes[name])
 
     def informed(self, old: Optional[DeviceObject], new: Optional[DeviceObject]) -> None:
         """One object of the API server's first list (``old`` None) or one watch event, taken by
@@ -306,6 +318,8 @@ class DraState:
             self.slices = tuple(self._slices.values())
         elif isinstance(changed, ResourceClaim):
             self._claims_with_shares += _has_shares(new) - _has_shares(old)  # type: ignore[arg-type]
+        elif isinstance(changed, DeviceClass):
+            self.class_resolver.informed(old, new)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ listers
 

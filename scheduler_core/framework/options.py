@@ -13,7 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Iterator, Optional, Protocol, TypeVar
 
-from scheduler_core.model import PersistentVolume, PersistentVolumeClaim, Pod, ResourceClaim
+from scheduler_core.model import (
+    ExtendedResourceClaimStatus,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    ResourceClaim,
+)
 
 
 class NominatedPods(Protocol):
@@ -62,6 +68,8 @@ class ObjectWriter(Protocol):
     def write_resource_claim(self, claim: ResourceClaim) -> ResourceClaim: ...
 
     def delete_resource_claim(self, key: str) -> Optional[ResourceClaim]: ...
+
+    def write_pod_extended_claim(self, pod_key: str, status: ExtendedResourceClaimStatus) -> Optional[Pod]: ...
 
     def await_volume_bindings(self, claim_keys: list[str]) -> None:
         """While BindPodVolumes polls (checkBindings), the PV controller and the provisioner act on

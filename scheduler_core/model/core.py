@@ -238,6 +238,26 @@ class PodScheduledCondition:
     message: str
 
 
+@dataclass(frozen=True, slots=True)
+class ContainerExtendedResourceRequest:
+    """One of ``status.extendedResourceClaimStatus.requestMappings``: which request of the claim the
+    scheduler made for a pod's extended resources (DRAExtendedResource) serves a container's request."""
+
+    container_name: str
+    resource_name: str
+    request_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExtendedResourceClaimStatus:
+    """``status.extendedResourceClaimStatus``: the claim the scheduler made for the pod's extended
+    resources backed by devices, and what serves each container (kube-controller-manager's
+    resourceclaim controller releases that claim with the pod)."""
+
+    claim_name: str
+    mappings: tuple[ContainerExtendedResourceRequest, ...]
+
+
 @dataclass(slots=True, eq=False)
 class Pod:
     name: str
@@ -268,6 +288,7 @@ class Pod:
     resource_claims: tuple[str, ...] = ()
     claim_sources: tuple["PodResourceClaim", ...] = ()
     claim_statuses: tuple[tuple[str, str], ...] = ()  # (pod claim name, ResourceClaim name)
+    extended_resource_claim: Optional[ExtendedResourceClaimStatus] = None  # written by the scheduler
     phase: str = ""  # status.phase ("" when the dump has no status)
     deletion_timestamp: Optional[datetime] = None  # set: the pod is terminating
     # spec.terminationGracePeriodSeconds (the API server defaults it to 30) and metadata.finalizers:

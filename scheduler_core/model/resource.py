@@ -4,6 +4,8 @@ scheduler reads them.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Optional, TYPE_CHECKING, Union
@@ -190,6 +192,12 @@ class DeviceClass:
     config_count: int = 0  # spec.config entries (opaque, copied into allocations)
     line: Optional[int] = None
     resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
+    # spec.extendedResourceName (DRAExtendedResource, kept only while it is on): pods' requests of
+    # this extended resource may be met by the class's devices
+    extended_resource_name: Optional[str] = None
+    # metadata.creationTimestamp (None: not given; the API server would set it on create): of two
+    # classes naming the same extended resource, the newer stands for it
+    created: Optional[datetime] = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -176,6 +176,16 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "sortSlicesByName; allocator_incubating.go: allocateOne's startLocation",
     ),
     CodeChange(
+        "dra_score_reads_allocated_claims",
+        36,
+        "DynamicResources' Score reads an already allocated claim's own allocation and matches the "
+        "claims it allocates in this cycle with the node's results in order; before, claim i was read "
+        "against result i, and a pod with an allocated claim before an unallocated one failed Score "
+        'with "number of allocations N is smaller than number of claims"',
+        "dynamicresources.go computeScore (unallocatedIndex)",
+        backports={35: 6},
+    ),
+    CodeChange(
         "balanced_allocation_scores_the_change",
         36,
         "NodeResourcesBalancedAllocation scores the change the pod makes to a node's balance: "

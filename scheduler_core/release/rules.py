@@ -57,6 +57,7 @@ class Features:
     dynamic_resources_scores: bool
     claim_owner_message_capitalized: bool
     dra_allocator_sorts_pools: bool
+    dra_score_reads_allocated_claims: bool
     balanced_allocation_scores_the_change: bool
     declared_features_plugin_registered: bool
     declared_features_reason_unnamed: bool

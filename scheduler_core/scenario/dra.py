@@ -13,11 +13,13 @@ consumesCounters, perDeviceNodeSelection, per-device node selection) are validat
 replayed by the allocator, and from v1.36 those of DRAConsumableCapacity (allowMultipleAllocations,
 capacity requestPolicy, request capacity, distinctAttribute, an allocation's shareID and
 consumedCapacity; a CEL selector reading device.allowMultipleAllocations, which only an API server
-with the gate on compiles). Kept fields of the features SchedLab does not replay —
-DRAPartitionableDevices before v1.35, DRAConsumableCapacity before v1.36 (alpha there, turned on
-by --feature-gates), DRAExtendedResource (a class's extendedResourceName)
-and DRADeviceBindingConditions (bindingConditions, bindingFailureConditions, bindsToNode) — make
-the load fail with an error naming the field, the release and the gate, never a silent drop.
+with the gate on compiles) and of DRAExtendedResource (a class's extendedResourceName, validated as
+an extended resource name). Kept fields of the features SchedLab does not replay —
+DRAPartitionableDevices before v1.35, DRAConsumableCapacity and DRAExtendedResource before v1.36
+(alpha there, turned on by --feature-gates; for the latter also a pod's request of
+deviceclass.resource.kubernetes.io/<class>) and DRADeviceBindingConditions (bindingConditions,
+bindingFailureConditions, bindsToNode) — make the load fail with an error naming the field, the
+release and the gate, never a silent drop.
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ from scheduler_core.release.choice import ReleaseChoice
 from scheduler_core.release.rules import Rules
 from scheduler_core.release.versions import SUPPORTED_RELEASES
 from scheduler_core.release.gates import spec_at
+from scheduler_core.framework.dra_class_resolver import DEVICE_CLASS_PREFIX
+from scheduler_core.plugins.node_resources.resource_names import is_extended_resource_name
 from scheduler_core.scenario.errors import ScenarioError, ScenarioInvalid
 from scheduler_core.scenario.fields import Context, Field
 from scheduler_core.scenario.metadata import Metadata
@@ -111,7 +115,6 @@ DEVICE_TAINTS = "DRADeviceTaints"
 TAINT_RULES = "DRADeviceTaintRules"
 EXTENDED_RESOURCE = "DRAExtendedResource"
 PARTITIONABLE = "DRAPartitionableDevices"
-DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
 # The gates whose kept fields SchedLab replays, each from the minor release its replay follows;
 # the kept fields of any other gate (or of these before that release) are refused.
 # DRAPartitionableDevices: v1.35's model (counter sets in slices of their own, per-device node
@@ -119,7 +122,7 @@ DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.Resou
 # DRAConsumableCapacity: v1.36's allocator (incubating, where the gate is on by default) is the one
 # replayed; turned on in v1.34 or v1.35 (alpha, another allocator variant) it is refused.
 CONSUMABLE = "DRAConsumableCapacity"
-REPLAYED_GATES = {DEVICE_TAINTS: 0, PARTITIONABLE: 35, CONSUMABLE: 36}
+REPLAYED_GATES = {DEVICE_TAINTS: 0, PARTITIONABLE: 35, CONSUMABLE: 36, EXTENDED_RESOURCE: 36}
 POLICY_MAX_OPTIONS = 10  # CapacityRequestPolicyDiscreteMaxOptions
 MAX_COUNTER_SETS = 8  # ResourceSliceMaxCounterSets
 MAX_COUNTERS_PER_SET = 32  # ResourceSliceMaxCountersPerCounterSet
@@ -402,12 +405,35 @@ def _bounded_list_of(field: Field, limit: int) -> list[Field]:
 
 
 def _device_class(obj: Field, meta: Metadata, gated: list[GatedField]) -> DeviceClass:
+    metadata = obj.get_map("metadata")
+    created = read_time(metadata.get("creationTimestamp")) if metadata is not None else None
     spec = obj.get_map("spec")
     if spec is None:
-        return DeviceClass(meta.name, line=obj.line)
-    _drop(spec, (("extendedResourceName", ("DRAExtendedResource",)),), f"DeviceClass {meta.name}", gated)
+        return DeviceClass(meta.name, line=obj.line, created=created)
     owner = f"DeviceClass {meta.name}"
-    return DeviceClass(meta.name, _selectors(spec, owner, gated), len(_configs(spec)), obj.line)
+    return DeviceClass(
+        meta.name,
+        _selectors(spec, owner, gated),
+        len(_configs(spec)),
+        obj.line,
+        extended_resource_name=_extended_resource_name(spec, owner, gated),
+        created=created,
+    )
+
+
+def _extended_resource_name(spec: Field, owner: str, gated: list[GatedField]) -> Optional[str]:
+    """spec.extendedResourceName (DRAExtendedResource): kept, and validated as an extended resource
+    name, only where the gate is on."""
+    field = spec.get("extendedResourceName")
+    if field is None:
+        return None
+    name = field.as_str()
+    errors: tuple[DeferredError, ...] = ()
+    if not is_extended_resource_name(name):
+        message = f'Invalid value: "{name[:80]}": must be a valid extended resource name'
+        errors = (DeferredError(ScenarioError(field.ctx.object, field.path, field.line, message, field.ctx.file)),)
+    gated.append(GatedField((EXTENDED_RESOURCE,), owner, field.path, field.line, field.ctx.file, errors))
+    return name
 
 
 def _selectors(parent: Field, owner: str = "", gated: Optional[list[GatedField]] = None) -> tuple[str, ...]:
@@ -1351,8 +1377,8 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
     dropped fields ("Kind name: path (Gate)", for the notice), and the errors: validation of kept
     fields and of DeviceTaintRules (whose taints the devices they select get while
     DRADeviceTaintRules is on), a refusal for each kept field of a feature SchedLab does not
-    replay, and for each pod request of the extended
-    resource of a DeviceClass the scenario has while DRAExtendedResource is on."""
+    replay, and for each pod request of the extended resource of a DeviceClass the scenario has
+    while DRAExtendedResource is on before v1.36 (alpha: not replayed)."""
     dropped: list[str] = []
     errors: list[ScenarioError] = []
     minor = rules.release.minor
@@ -1370,7 +1396,7 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
     if rules.gates.enabled(TAINT_RULES):
         for rule in reading.taint_rules:
             errors.extend(deferred.error for deferred in rule.errors if deferred.applies(minor))
-    if rules.gates.enabled(EXTENDED_RESOURCE):
+    if rules.gates.enabled(EXTENDED_RESOURCE) and not _replayed(EXTENDED_RESOURCE, minor):
         classes = {device_class.name for device_class in reading.objects.classes}
         for located, name in reading.class_resources:
             if name[len(DEVICE_CLASS_PREFIX) :] not in classes:
@@ -1385,6 +1411,8 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
         settled.slices = [_without_partitionable(slice_) for slice_ in settled.slices]
     if not rules.gates.enabled(CONSUMABLE):
         _without_consumable(settled)
+    if not rules.gates.enabled(EXTENDED_RESOURCE):
+        settled.classes = [replace(c, extended_resource_name=None) for c in settled.classes]
     if rules.gates.enabled(TAINT_RULES) and reading.taint_rules:
         settled.slices = _with_rule_taints(settled.slices, reading.taint_rules)
     return settled, dropped, errors

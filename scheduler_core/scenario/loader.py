@@ -35,6 +35,7 @@ from scheduler_core.model import (
     Workload,
 )
 from scheduler_core.dra.claims import pods_held_at_pre_enqueue
+from scheduler_core.plugins.node_resources.resource_names import is_dra_extended_resource_name
 from scheduler_core.scenario import config as config_decoder
 from scheduler_core.scenario import changes as changes_reader
 from scheduler_core.scenario import dra, objects, pods, storage
@@ -833,13 +834,23 @@ def _read_config(obj: Field, api_version: str, collected: _Collected) -> None:
 # ---------------------------------------------------------------------- whole-scenario checks
 
 
+def _asks_extended_resources(pod: Pod) -> bool:
+    return any(
+        is_dra_extended_resource_name(name)
+        for container in (*pod.init_containers, *pod.containers)
+        for name in container.requests
+    )
+
+
 def _finish(collected: _Collected, limits: Limits, errors: list[ScenarioError]) -> None:
     _ensure_namespaces(collected)
     errors.extend(dra.admin_access_errors(collected.dra_admin, collected.namespaces))
     _resolve_priorities(collected)
     storage.finish(collected.storage)
     for pod in collected.pods:
-        if pod.claim_sources and not pod.uid:  # reservations and owner references name pods by uid
+        # reservations and owner references name pods by uid: a pod with claims, or with requests
+        # a DeviceClass may stand for (the claim the scheduler makes for it), gets the API server's
+        if not pod.uid and (pod.claim_sources or _asks_extended_resources(pod)):
             pod.uid = f"uid-pod-{pod.namespace}-{pod.name}"
     pending = [pod for pod in collected.pods if not pod.node_name]
     if len(pending) > limits.max_pending_pods:

@@ -14,8 +14,10 @@ from scheduler_core.model import (
     VOLUME_KIND_CSI,
     VOLUME_KIND_EPHEMERAL,
     Container,
+    ContainerExtendedResourceRequest,
     ContainerPort,
     ContainerResourceStatus,
+    ExtendedResourceClaimStatus,
     OwnerReference,
     Pod,
     RecordedScheduling,
@@ -270,6 +272,23 @@ def claim_statuses(status: Field) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
+def extended_resource_claim(status: Field) -> Optional[ExtendedResourceClaimStatus]:
+    """status.extendedResourceClaimStatus: the claim the scheduler made for the pod's extended
+    resources (DRAExtendedResource) and which of its requests serves which container; the
+    resourceclaim controller releases that claim with the pod."""
+    field = status.get_map("extendedResourceClaimStatus")
+    if field is None or not field.get_str("resourceClaimName"):
+        return None
+    mappings = tuple(
+        ContainerExtendedResourceRequest(
+            item.get_str("containerName"), item.get_str("resourceName"), item.get_str("requestName")
+        )
+        for item in field.get_list("requestMappings")
+        if item.expect_map()
+    )
+    return ExtendedResourceClaimStatus(field.get_str("resourceClaimName"), mappings)
+
+
 def _named_items(spec: Field, key: str, is_valid_name: Callable[[str], list[str]]) -> list[tuple[Field, str]]:
     """A list of maps keyed by a required, valid, unique `name` (as the API server checks them)."""
     found: list[tuple[Field, str]] = []
@@ -299,6 +318,7 @@ def _decode_lifecycle(obj: Field, pod: Pod) -> None:
         return
     pod.phase = status.get_str("phase")
     pod.claim_statuses = claim_statuses(status)
+    pod.extended_resource_claim = extended_resource_claim(status)
     pod.start_time = read_time(status.get("startTime"))
     pod.nominated_node_name = status.get_str("nominatedNodeName")
     pod.preempted_by_scheduler = any(

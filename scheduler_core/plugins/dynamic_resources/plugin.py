@@ -16,10 +16,16 @@
   update). The allocator checks device taints against the requests' tolerations when
   DRADeviceTaints is on (v1.36), and shares devices that allow multiple allocations while
   DRAConsumableCapacity is on (v1.36: the shared devices and what their shares consume come from
-  the claims and the allocations in flight). The features SchedLab does not replay
-  (DRAExtendedResource, DRADeviceBindingConditions) take their "off" paths: a scenario using their
-  fields under a release where they are on is refused by the loader
-  (scenario/dra.py), so those paths give the release's answer for every scenario that loads.
+  the claims and the allocations in flight).
+- DRAExtendedResource (on from v1.36): a pod requesting an extended resource a DeviceClass stands
+  for gets a claim of its own (extendeddynamicresources.go): made in memory at PreFilter after the
+  pod's claims, fitted to each node at Filter (the resources the node does not advertise, one
+  request per container: extended.py), created at PreBind and named in the pod's status,
+  deleted by Unreserve once created; one left from an earlier cycle fails every node and PostFilter
+  deletes it.
+- The feature SchedLab does not replay (DRADeviceBindingConditions) takes its "off" path: a
+  scenario using its fields under a release where it is on is refused by the loader
+  (scenario/dra.py), so that path gives the release's answer for every scenario that loads.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import numpy as np
 
 from scheduler_core.model import names
 from scheduler_core.dra import claims as pod_claims
+from scheduler_core.plugins.dynamic_resources import extended as extended_resources
 from scheduler_core.dra.allocator import (
     AllocationError,
     AllocationMemo,
@@ -63,6 +70,8 @@ from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.status import SKIP, MaybeStatus, Status
 from scheduler_core.model.labels import node_selector_matches
+from scheduler_core.model.resources import pod_requests
+from scheduler_core.plugins.node_resources.resource_names import is_dra_extended_resource_name, is_scalar_resource_name
 from scheduler_core.model.quantity import format_amount
 from scheduler_core.model import (
     ALLOCATION_MODE_ALL,
@@ -70,14 +79,17 @@ from scheduler_core.model import (
     FIRST_AVAILABLE_MAX_SIZE,
     AllocationResult,
     ConsumerRef,
+    ContainerExtendedResourceRequest,
     Device,
     DeviceClass,
     DeviceRequest,
     DeviceResult,
     DeviceToleration,
     ExactRequest,
+    ExtendedResourceClaimStatus,
     Node,
     NodeSelector,
+    OwnerReference,
     Pod,
     ResourceClaim,
     ResourceSlice,
@@ -100,6 +112,12 @@ REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
 REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
 REASON_DEALLOCATED = "deallocation of ResourceClaim completed"
 REASON_STILL_NOT_SCHEDULABLE = "still not schedulable"
+# DRAExtendedResource: Filter on a node when the pod's extended resource claim is left from an
+# earlier cycle, or asks for a resource neither a device plugin nor a DeviceClass provides there;
+# PostFilter once it deleted such a claim
+REASON_STALE_EXTENDED_CLAIM = "cannot schedule extended resource claim"
+REASON_CANNOT_FIT_RESOURCE = "cannot fit resource"
+REASON_CLAIM_DELETED = "deletion of ResourceClaim completed"
 # Filter's two verdicts on a node, answered for most nodes of every attempt: statuses are immutable
 _CANNOT_ALLOCATE = Status.unresolvable(REASON_CANNOT_ALLOCATE)
 _NOT_AVAILABLE = Status.unresolvable(REASON_NOT_AVAILABLE)
@@ -121,12 +139,29 @@ class _ClaimsState:
     device_owners: dict[tuple[str, str, str], str] = field(default_factory=dict)
     owners_as_of: Optional[tuple[object, int]] = None  # DraState.devices_generation when taken
     picture: Optional[PreFilterPicture] = None
+    # DRAExtendedResource: how many of ``claims`` are the pod's own (the claim for its extended
+    # resources, when it has one, comes after them), the pod's scalar requests, and per node the
+    # claim Filter fitted to the node and which of its requests serves which container.
+    user_count: int = 0
+    extended_uid: str = ""  # claimStore.initialExtendedResourceClaimUID
+    pod_scalars: dict[str, int] = field(default_factory=dict)
+    node_extended: dict[str, tuple[Optional[ResourceClaim], tuple[ContainerExtendedResourceRequest, ...]]] = field(
+        default_factory=dict
+    )
 
     def clone(self) -> "_ClaimsState":
         return self  # the release's Clone returns the same pointer
 
     def to_allocate(self) -> list[int]:
         return [index for index, claim in enumerate(self.claims) if claim.allocation is None]
+
+    @property
+    def extended(self) -> Optional[ResourceClaim]:
+        """claimStore.extendedResourceClaim: the claim for the pod's extended resources, if any."""
+        return self.claims[self.user_count] if len(self.claims) > self.user_count else None
+
+    def is_extended(self, index: int) -> bool:
+        return index == self.user_count
 
 
 _STATE = StateKey[_ClaimsState]("DynamicResources")
@@ -236,6 +271,11 @@ class DynamicResources:
         found = pod_claims.claims_or_problem(pod, self.dra, self.features.claim_owner_message_capitalized)
         if isinstance(found, pod_claims.ClaimProblem):
             return None, Status.unresolvable(str(found))
+        data.user_count = len(found)
+        extended_claim = self._extended_claim(pod, data)
+        if extended_claim is not None:
+            data.extended_uid = extended_claim.uid
+        found = [*found, extended_claim] if extended_claim is not None else list(found)
         if not found:
             return None, SKIP
         available_on: list[Optional[NodeSelector]] = []
@@ -247,6 +287,8 @@ class DynamicResources:
             to_allocate += 1
             if self.dra.has_pending_allocation(claim.uid):
                 return None, Status.unresolvable(f"resource claim {claim.key} is in the process of being allocated")
+            if claim is extended_claim:
+                continue  # no spec yet (in memory), or Filter's to judge (one from an earlier cycle)
             status = self._validate_requests(claim)
             if status is not None:
                 return None, status
@@ -270,6 +312,28 @@ class DynamicResources:
         data.claims = list(found)
         data.picture = self._picture(data)
         return None, None
+
+    def _extended_claim(self, pod: Pod, data: _ClaimsState) -> Optional[ResourceClaim]:
+        """preFilterExtendedResources: with DRAExtendedResource on and a request of the pod that a
+        DeviceClass stands for, the pod's extended resource claim from an earlier cycle or a new
+        one in memory, without requests (Filter fits it to each node)."""
+        if not self.features.enable_dra_extended_resource:
+            return None
+        requests = pod_requests(pod)
+        if not extended_resources.maps_to_class(requests, self.dra.class_resolver):
+            return None
+        data.pod_scalars = {name: amount for name, amount in requests.items() if is_scalar_resource_name(name)}
+        earlier = extended_resources.find_claim(pod, list(self.dra.claims.values()))
+        if earlier is not None:
+            return earlier
+        owner = OwnerReference("Pod", pod.name, "v1", controller=True, uid=pod.uid)
+        return ResourceClaim(
+            pod.namespace,
+            extended_resources.IN_MEMORY_NAME,
+            uid=f"in-memory-{pod.uid or pod.key}",  # the release's is random: it is never written
+            annotations={extended_resources.CLAIM_ANNOTATION: "true"},
+            owner_references=(owner,),
+        )
 
     def _validate_requests(self, claim: ResourceClaim) -> MaybeStatus:
         for request in claim.spec.requests:
@@ -332,17 +396,31 @@ class DynamicResources:
         name = node_info.name
         if name in data.node_failures:
             return data.node_failures[name]
-        if name in data.node_allocations or (data.allocator is None and not self._unavailable(data, node_info)):
+        if name in data.node_allocations or (
+            data.allocator is None and data.extended is None and not self._unavailable(data, node_info)
+        ):
             return None
-        status = self._filter_node(data, node_info)
+        status = self._filter_node(data, pod, node_info)
         if status is not None:
             data.node_failures[name] = status
         return status
 
-    def _filter_node(self, data: _ClaimsState, node_info: NodeInfo) -> MaybeStatus:
+    def _filter_node(self, data: _ClaimsState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
+        node_claim: Optional[ResourceClaim] = None
+        mappings: tuple[ContainerExtendedResourceRequest, ...] = ()
+        if data.extended is not None:
+            fitted = self._fit_extended(data, pod, node_info)
+            if isinstance(fitted, Status):
+                return fitted
+            node_claim, mappings = fitted
+            if node_claim is None and data.user_count == 0:
+                return None  # a device plugin gives the node what the pod asks: nothing to do here
         allocations: list[AllocationResult] = []
         if data.allocator is not None:
-            pending = [data.claims[index] for index in data.to_allocate()]
+            pending = [
+                node_claim if node_claim is not None and data.is_extended(index) else data.claims[index]
+                for index in data.to_allocate()
+            ]
             try:
                 found = data.allocator.allocate(node_info.node, pending)
             except AllocationError as err:
@@ -354,7 +432,33 @@ class DynamicResources:
             return _NOT_AVAILABLE
         if data.allocator is not None:
             data.node_allocations[node_info.name] = allocations
+            data.node_extended[node_info.name] = (node_claim, mappings)
         return None
+
+    def _fit_extended(
+        self, data: _ClaimsState, pod: Pod, node_info: NodeInfo
+    ) -> Status | tuple[Optional[ResourceClaim], tuple[ContainerExtendedResourceRequest, ...]]:
+        """filterExtendedResources: the pod's extended resource claim with the requests this node
+        must meet through devices (the resources it does not advertise), or None when there is
+        nothing to allocate for it here."""
+        claim = data.extended
+        assert claim is not None
+        if claim.spec.requests:  # made in an earlier cycle: PostFilter deletes it, then a new try
+            return Status.unresolvable(REASON_STALE_EXTENDED_CLAIM)
+        cache = self.dra.class_resolver
+        allocatable = node_info.allocatable
+        wanted: dict[str, int] = {}
+        for name, amount in data.pod_scalars.items():
+            if not amount or not is_dra_extended_resource_name(name):
+                continue
+            if cache.device_class(name) is not None and allocatable.get(name, 0) == 0:
+                wanted[name] = amount
+            elif name not in allocatable:
+                return Status.unresolvable(REASON_CANNOT_FIT_RESOURCE)
+        if (data.user_count == 0 and not wanted) or claim.allocation is not None:
+            return None, ()
+        requests, mappings = extended_resources.requests_and_mappings(pod, wanted, cache)
+        return replace(claim, spec=replace(claim.spec, requests=requests)), mappings
 
     @staticmethod
     def _unavailable(data: _ClaimsState, node_info: NodeInfo) -> list[int]:
@@ -422,7 +526,7 @@ class DynamicResources:
                     if ask.position < len(chosen)
                     else (),
                 )
-                for ask in asked
+                for ask in (*asked, *self._extended_asked(data, pod, info))
             )
             shared, aggregated = self._shared_state(data)
             held = {*data.device_owners, *shared, *aggregated} if shared or aggregated else data.device_owners
@@ -493,12 +597,25 @@ class DynamicResources:
         """One node's picture (``node_pictures``), None when the pod has no claims to picture."""
         return self.node_pictures(state, pod, [node_info]).get(node_info.name)
 
-    def _requests_asked(self, data: _ClaimsState) -> list["_Asked"]:
+    def _extended_asked(self, data: _ClaimsState, pod: Pod, node_info: NodeInfo) -> list["_Asked"]:
+        """The requests of the pod's extended resource claim as Filter fits it to this node."""
+        to_allocate = data.to_allocate()
+        if data.extended is None or data.user_count not in to_allocate:
+            return []
+        fitted = self._fit_extended(data, pod, node_info)
+        if isinstance(fitted, Status) or fitted[0] is None:
+            return []
+        return self._requests_asked(data, fitted[0])
+
+    def _requests_asked(self, data: _ClaimsState, extended_claim: Optional[ResourceClaim] = None) -> list["_Asked"]:
         """The requests of the claims to allocate, each with the alternative a picture shows (the
-        first of a firstAvailable request), its class and the count wanted."""
+        first of a firstAvailable request), its class and the count wanted: the pod's own claims,
+        or its extended resource claim as fitted to a node (``extended_claim``)."""
         asked = []
         for position, index in enumerate(data.to_allocate()):
-            claim = data.claims[index]
+            if data.is_extended(index) != (extended_claim is not None):
+                continue
+            claim = extended_claim if extended_claim is not None else data.claims[index]
             for request in claim.spec.requests:
                 exact = request.exactly if request.exactly is not None else request.first_available[0]
                 wanted = "all" if exact.allocation_mode == ALLOCATION_MODE_ALL else str(exact.count)
@@ -616,12 +733,18 @@ class DynamicResources:
         if not data.claims:
             return None, Status.unschedulable(REASON_NO_CLAIMS_TO_DEALLOCATE)
         for index in self._unavailable_claims(data, statuses):
+            if data.is_extended(index):
+                continue  # an extended resource claim is deleted, below, never deallocated
             claim = data.claims[index]
             reserved = claim.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
                 current = self.dra.claims.get(claim.key, claim)
                 self._writes().write_resource_claim(current.deallocated())
                 return None, Status.unschedulable(REASON_DEALLOCATED)
+        stale = data.extended
+        if stale is not None and stale.name != extended_resources.IN_MEMORY_NAME:
+            self._delete_claim(stale)  # made in an earlier cycle: a new one is fitted next time
+            return None, Status.unschedulable(REASON_CLAIM_DELETED)
         return None, Status.unschedulable(REASON_STILL_NOT_SCHEDULABLE)
 
     def _unavailable_claims(self, data: _ClaimsState, statuses: NodeToStatus) -> list[int]:
@@ -648,6 +771,8 @@ class DynamicResources:
             return None
         allocations = data.node_allocations.get(node_name)
         if not allocations:
+            if all(data.is_extended(index) for index in to_allocate):
+                return None  # only the extended resource claim, and a device plugin serves the node
             return Status.error("claim allocation not found for node")
         if len(allocations) != len(to_allocate):
             return Status.error(
@@ -657,6 +782,8 @@ class DynamicResources:
         for allocation, index in zip(allocations, to_allocate):
             data.allocations[index] = allocation
             claim = data.claims[index]
+            if data.is_extended(index):
+                claim = data.node_extended[node_name][0] or claim  # the claim as fitted to the node
             finalizers = claim.finalizers if FINALIZER in claim.finalizers else (*claim.finalizers, FINALIZER)
             self.dra.in_flight[claim.uid] = replace(claim, finalizers=finalizers, allocation=allocation)
         return None
@@ -665,13 +792,34 @@ class DynamicResources:
         data = state.read_optional(_STATE)
         if data is None:
             return
-        for claim in data.claims:
+        for claim in data.claims[: data.user_count]:
             self.dra.in_flight.pop(claim.uid, None)
             if claim.allocation is not None and claim.is_reserved_for(pod.uid):
                 current = self.dra.claims.get(claim.key)
                 if current is not None:
                     kept = tuple(ref for ref in current.reserved_for if ref.uid != pod.uid)
                     self._writes().write_resource_claim(replace(current, reserved_for=kept))
+        self._unreserve_extended(data)
+
+    def _unreserve_extended(self, data: _ClaimsState) -> None:
+        """unreserveExtendedResourceClaim: the allocation in flight taken back, and a claim PreBind
+        already created deleted (its finalizer taken off first)."""
+        claim = data.extended
+        if claim is None:
+            return
+        self.dra.in_flight.pop(data.extended_uid, None)
+        if claim.name != extended_resources.IN_MEMORY_NAME:
+            self._delete_claim(claim)
+
+    def _delete_claim(self, claim: ResourceClaim) -> None:
+        """deleteClaim: the delete-protection finalizer removed (an update), then the delete."""
+        current = self.dra.claims.get(claim.key)
+        if current is None:
+            return
+        if FINALIZER in current.finalizers:
+            kept = tuple(name for name in current.finalizers if name != FINALIZER)
+            self._writes().write_resource_claim(replace(current, finalizers=kept))
+        self._writes().delete_resource_claim(claim.key)
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> MaybeStatus:
         data = state.read_optional(_STATE)
@@ -680,16 +828,50 @@ class DynamicResources:
         for index, claim in enumerate(data.claims):
             if claim.is_reserved_for(pod.uid):
                 continue
-            bound = self._bind_claim(data, index, pod)
+            bound = self._bind_claim(data, index, pod, node_name)
             if isinstance(bound, Status):
                 return bound
             data.claims[index] = bound
         return None
 
-    def _bind_claim(self, data: _ClaimsState, index: int, pod: Pod) -> ResourceClaim | Status:
-        """bindClaim: the finalizer (an update), then allocation and reservedFor (a status update)."""
+    def _bind_claim(self, data: _ClaimsState, index: int, pod: Pod, node_name: str) -> ResourceClaim | Status:
+        """bindClaim: the finalizer (an update), then allocation and reservedFor (a status update);
+        the extended resource claim is created first (its name generated) and named in the pod's
+        status after."""
         claim = data.claims[index]
         allocation = data.allocations.get(index)
+        pending_uid = claim.uid
+        if data.is_extended(index):
+            if allocation is None and not claim.spec.requests:
+                return claim  # a device plugin serves the node: nothing to write
+            if claim.name == extended_resources.IN_MEMORY_NAME:
+                claim = self._create_extended_claim(data, pod, node_name)
+                data.claims[index] = claim  # Unreserve deletes it if binding fails from here
+        bound = self._write_binding(claim, allocation, pod, pending_uid)
+        if isinstance(bound, Status) or not data.is_extended(index):
+            return bound
+        mappings = data.node_extended.get(node_name, (None, ()))[1]
+        if not mappings:
+            return Status.error(
+                f"nil or empty request mappings, no update of pod {pod.namespace}/{pod.name} "
+                "ExtendedResourceClaimStatus"
+            )
+        self._writes().write_pod_extended_claim(pod.key, ExtendedResourceClaimStatus(bound.name, mappings))
+        return bound
+
+    def _create_extended_claim(self, data: _ClaimsState, pod: Pod, node_name: str) -> ResourceClaim:
+        """createExtendedResourceClaimInAPI: the claim Filter fitted to the node, created without
+        allocation under the name the API server generates."""
+        fitted = data.node_extended.get(node_name, (None, ()))[0] or data.claims[data.user_count]
+        name = extended_resources.created_name(pod)
+        created = replace(fitted, name=name, uid=pod_claims.claim_uid(pod.namespace, name), allocation=None)
+        return self._writes().write_resource_claim(created)
+
+    def _write_binding(
+        self, claim: ResourceClaim, allocation: Optional[AllocationResult], pod: Pod, pending_uid: str
+    ) -> ResourceClaim | Status:
+        """The finalizer (an update), then allocation and reservedFor (a status update); the
+        allocation in flight (under ``pending_uid``, the claim's uid when Reserve ran) ends."""
         try:
             current = self.dra.claims.get(claim.key)
             if current is None:
@@ -710,7 +892,7 @@ class DynamicResources:
             return self._writes().write_resource_claim(current)
         finally:
             if allocation is not None:
-                self.dra.in_flight.pop(claim.uid, None)
+                self.dra.in_flight.pop(pending_uid, None)
 
     def binding_state_json(self, state: CycleState, node: str) -> Optional[dict[str, Any]]:
         """The allocations PreBind writes (after Reserve), for the event stream."""
@@ -744,14 +926,42 @@ def _compute_score(claims: list[ResourceClaim], allocations: list[AllocationResu
     for index, claim in enumerate(claims):
         if index >= len(allocations):
             return 0, Status.error(f"number of allocations {len(allocations)} is smaller than number of claims")
-        chosen = {result.request for result in allocations[index].results if len(result.request.split("/")) == 2}
-        for request in claim.spec.requests:
-            if request.exactly is not None:
-                continue
-            for position, sub in enumerate(request.first_available):
-                if f"{request.name}/{sub.name}" in chosen:
-                    score += FIRST_AVAILABLE_MAX_SIZE - position
+        score += _first_available_score(claim, allocations[index])
     return score, None
+
+
+def _compute_score_by_allocation(
+    claims: list[ResourceClaim], allocations: list[AllocationResult]
+) -> tuple[int, MaybeStatus]:
+    """computeScore from v1.36 (and v1.35.6): an allocated claim is read against its own
+    allocation, the others against this node's results in order."""
+    score = 0
+    position = 0
+    for claim in claims:
+        allocation = claim.allocation
+        if allocation is None:
+            if position >= len(allocations):
+                return 0, Status.error(
+                    f"number of allocations {len(allocations)} is smaller than number of claims needing allocation"
+                )
+            allocation = allocations[position]
+            position += 1
+        score += _first_available_score(claim, allocation)
+    return score, None
+
+
+def _first_available_score(claim: ResourceClaim, allocation: AllocationResult) -> int:
+    """What the claim's firstAvailable requests score with this allocation: the earlier the
+    alternative taken, the more."""
+    chosen = {result.request for result in allocation.results if len(result.request.split("/")) == 2}
+    score = 0
+    for request in claim.spec.requests:
+        if request.exactly is not None:
+            continue
+        for position, sub in enumerate(request.first_available):
+            if f"{request.name}/{sub.name}" in chosen:
+                score += FIRST_AVAILABLE_MAX_SIZE - position
+    return score
 
 
 class ScoringDynamicResources(DynamicResources):
@@ -766,7 +976,10 @@ class ScoringDynamicResources(DynamicResources):
             return 0, Status.error(ERROR_STATE_NOT_FOUND)
         if not data.claims or node_info.name not in data.node_allocations:
             return 0, None
-        return _compute_score(data.claims, data.node_allocations[node_info.name])
+        allocations = data.node_allocations[node_info.name]
+        if self.features.dra_score_reads_allocated_claims:
+            return _compute_score_by_allocation(data.claims, allocations)
+        return _compute_score(data.claims, allocations)
 
     def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         data = state.read_optional(_STATE)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Optional, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
 
 import numpy as np
 
 from scheduler_core.model import names
 from scheduler_core.framework import signers
 from scheduler_core.framework.cycle_state import CycleState, StateKey
+from scheduler_core.framework.dra_state import DraState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
@@ -27,6 +28,7 @@ from scheduler_core.framework.status import SKIP, MaybeStatus
 from scheduler_core.model import Pod
 from scheduler_core.plugins.helper import distinct_values
 from scheduler_core.release import DEFAULT_RULES, Features
+from scheduler_core.plugins.node_resources.dra_totals import DeviceTotals, device_totals
 from scheduler_core.plugins.node_resources.fit import resources_signature
 from scheduler_core.plugins.node_resources.resource_allocation import (
     DEFAULT_RESOURCES,
@@ -130,6 +132,7 @@ def balanced_resource_score_batch(requested: list[np.ndarray], allocatable: list
 @dataclass(frozen=True, slots=True)
 class _PreScoreState:
     pod_requests: tuple[int, ...]
+    devices: Optional[DeviceTotals] = None  # DRAExtendedResource: a scored resource a class stands for
 
     def clone(self) -> "_PreScoreState":
         return self
@@ -144,7 +147,12 @@ class BalancedAllocation:
     def sign_pod(self, pod: Pod) -> signers.SignResult:
         return [(signers.RESOURCES, resources_signature(pod))]
 
-    def __init__(self, args: NodeResourcesBalancedAllocationArgs, features: Features) -> None:
+    def __init__(
+        self,
+        args: NodeResourcesBalancedAllocationArgs,
+        features: Features,
+        dra: Optional[Callable[[], DraState]] = None,
+    ) -> None:
         # New passes the release's PodLevelResources and InPlacePodVerticalScaling; Fit's scorer
         # has neither (resource_allocation's docstring).
         self._scorer = ResourceAllocationScorer(
@@ -157,12 +165,16 @@ class BalancedAllocation:
             scores_the_change=features.balanced_allocation_scores_the_change,
         )
         self._skips_best_effort = features.balanced_allocation_skips_best_effort
+        self._dra = dra if features.enable_dra_extended_resource else None
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> MaybeStatus:
         requests = self._scorer.pod_request_list(pod)
         if self._skips_best_effort and not any(requests):
             return SKIP
-        state.write(_PRE_SCORE, _PreScoreState(requests))
+        devices = None
+        if self._dra is not None:
+            devices = device_totals(self._dra(), tuple(spec.name for spec in self._scorer.resources))
+        state.write(_PRE_SCORE, _PreScoreState(requests, devices))
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
@@ -172,7 +184,7 @@ class BalancedAllocation:
             if self._skips_best_effort and not any(requests):
                 return 0, None
         else:
-            requests = pre_score.pod_requests
+            return self._scorer.score(node_info, pre_score.pod_requests, pre_score.devices)
         return self._scorer.score(node_info, requests)
 
     def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
@@ -183,10 +195,15 @@ class BalancedAllocation:
                 return np.zeros(len(positions), dtype=np.int64)
         else:
             requests = pre_score.pod_requests
+            if pre_score.devices is not None:
+                infos = table.node_infos
+                scored = [self._scorer.score(infos[p], requests, pre_score.devices)[0] for p in positions.tolist()]
+                return np.asarray(scored, dtype=np.int64)
         return self._scorer.score_batch(table, positions, requests)
 
 
 def new_balanced_allocation(
     args: Optional[Mapping[str, Any]], handle: Handle, features: Features = DEFAULT_RULES.features
 ) -> BalancedAllocation:
-    return BalancedAllocation(NodeResourcesBalancedAllocationArgs.parse(args), features)
+    dra = (lambda: handle.snapshot.dra) if handle is not None else None  # None: a unit test's
+    return BalancedAllocation(NodeResourcesBalancedAllocationArgs.parse(args), features, dra)

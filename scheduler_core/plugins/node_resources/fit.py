@@ -7,19 +7,28 @@ UnschedulableAndUnresolvable from v1.34 on (release/code.py ``fit_unresolvable_b
 before, every shortfall is Unschedulable); otherwise it is Unschedulable. Extended resources named in
 ``ignoredResources`` or in a group of ``ignoredResourceGroups`` are not checked.
 
-Scoring uses the configured ``scoringStrategy`` (LeastAllocated by default, on cpu and memory).
+With DRAExtendedResource on (v1.36), a requested resource a DeviceClass stands for is left to
+DynamicResources on a node that does not advertise it (shouldDelegateResourceToDRA), such a pod is
+not signed, and DeviceClass events may queue it.
+
+Scoring uses the configured ``scoringStrategy`` (LeastAllocated by default, on cpu and memory); a
+scored resource a DeviceClass stands for counts the node's devices of the class where the node
+does not advertise it (dra_totals.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Optional, Sequence
+from typing import Any, Callable, ClassVar, Container, Mapping, Optional, Sequence
 
 import numpy as np
 
 from scheduler_core.model import names
 from scheduler_core.framework import signers
-from scheduler_core.framework.batch import PASS, FilterVerdicts
+from scheduler_core.framework.dra_class_resolver import DEVICE_CLASS_PREFIX
+from scheduler_core.framework.dra_state import DraState
+from scheduler_core.plugins.node_resources.dra_totals import DeviceTotals, device_totals
+from scheduler_core.framework.batch import PASS, FilterVerdicts, filter_per_node
 from scheduler_core.framework.cluster_events import (
     ActionType,
     ClusterEvent,
@@ -35,7 +44,7 @@ from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.args_errors import ArgsError, ArgsProblem
 from scheduler_core.framework.status import MaybeStatus, Status
-from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod, ResourceList
+from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, DeviceClass, Node, Pod, ResourceList
 from scheduler_core.plugins.helper import FunctionShapePoint, distinct_values, per_node_values
 from scheduler_core.plugins.node_resources.least_allocated import least_resource_scorer, least_resource_scorer_batch
 from scheduler_core.plugins.node_resources.most_allocated import most_resource_scorer, most_resource_scorer_batch
@@ -204,6 +213,16 @@ class _PreFilterState:
     # checked_requests of them, worked out once per cycle: Filter compares them on every node, and
     # preemption's dry run on every potential node again (never changed: callers get copies).
     checked: tuple[tuple[str, int], ...]
+    # DRAExtendedResource: the checked resources a DeviceClass stands for; a node that does not
+    # advertise one (allocatable 0) leaves it to DynamicResources (shouldDelegateResourceToDRA)
+    delegable: frozenset[str] = frozenset()
+
+    def checked_on(self, node_info: NodeInfo) -> Sequence[tuple[str, int]]:
+        """What Filter compares on this node: the checked requests less those delegated there."""
+        if not self.delegable:
+            return self.checked
+        allocatable = node_info.allocatable
+        return [(name, wanted) for name, wanted in self.checked if not _delegated(name, allocatable, self.delegable)]
 
     def clone(self) -> "_PreFilterState":
         return self
@@ -212,6 +231,7 @@ class _PreFilterState:
 @dataclass(frozen=True, slots=True)
 class _PreScoreState:
     pod_requests: tuple[int, ...]
+    devices: Optional[DeviceTotals] = None  # DRAExtendedResource: a scored resource a class stands for
 
     def clone(self) -> "_PreScoreState":
         return self
@@ -414,9 +434,18 @@ def shortfall_keys_verdicts(
     return FilterVerdicts(palette, choice)
 
 
-def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
-    """noderesources.Fits: the shortfalls of a pod on a node, nothing ignored."""
-    return fits_request(compute_pod_request(pod), node_info)
+def fits(pod: Pod, node_info: NodeInfo, delegable: Container[str] = ()) -> list[InsufficientResource]:
+    """noderesources.Fits: the shortfalls of a pod on a node, nothing ignored (``delegable``: the
+    resources a DeviceClass stands for, left to DynamicResources where the node has none)."""
+    checked = checked_requests(compute_pod_request(pod))
+    if delegable:
+        checked = [item for item in checked if not _delegated(item[0], node_info.allocatable, delegable)]
+    return shortfalls_of(checked, node_info.allocatable, node_info.requested, len(node_info.pods))
+
+
+def _delegated(name: str, allocatable: ResourceList, delegable: Container[str]) -> bool:
+    """shouldDelegateResourceToDRA: a class stands for the resource and the node advertises none."""
+    return name in delegable and allocatable.get(name, 0) <= 0
 
 
 # ---------------------------------------------------------------------------- plugin
@@ -426,20 +455,44 @@ class Fit:
     name: ClassVar[str] = names.NODE_RESOURCES_FIT
 
     def sign_pod(self, pod: Pod) -> signers.SignResult:
-        return [(signers.RESOURCES, resources_signature(pod))]
+        return self.refuses_to_sign(pod) or [(signers.RESOURCES, resources_signature(pod))]
 
-    def __init__(self, args: NodeResourcesFitArgs, features: Features) -> None:
+    def refuses_to_sign(self, pod: Pod) -> Optional[signers.Unsignable]:
+        if self._dra is not None and self._delegable(compute_pod_request(pod)):
+            return signers.Unsignable(
+                self.name, "signature disabled when dra extended resources are used in the cluster"
+            )
+        return None
+
+    def __init__(
+        self,
+        args: NodeResourcesFitArgs,
+        features: Features,
+        dra: Optional[Callable[[], DraState]] = None,
+    ) -> None:
         self._ignored = args.ignored_resources
         self._ignored_groups = args.ignored_resource_groups
         self._scorer = build_scorer(args.scoring_strategy)
         self.unresolvable = features.fit_unresolvable_beyond_allocatable
+        # DRAExtendedResource on: the DRA manager (its DeviceClassResolver), read as it stands
+        self._dra = dra if features.enable_dra_extended_resource else None
+
+    def _delegable(self, requests: ResourceList) -> frozenset[str]:
+        """The requested resources a DeviceClass stands for (none while DRAExtendedResource is off)."""
+        if self._dra is None:
+            return frozenset()
+        cache = self._dra().class_resolver
+        if not cache:
+            return frozenset()
+        return frozenset(name for name, amount in requests.items() if amount and cache.device_class(name) is not None)
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
     ) -> tuple[Optional[PreFilterResult], MaybeStatus]:
         requests = compute_pod_request(pod)
         checked = tuple(checked_requests(requests, self._ignored, self._ignored_groups))
-        state.write(_PRE_FILTER, _PreFilterState(requests, checked))
+        delegable = self._delegable(dict(checked))
+        state.write(_PRE_FILTER, _PreFilterState(requests, checked, delegable))
         return None, None
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -448,10 +501,17 @@ class Fit:
         QueueingHints the release registers Add | UpdateNodeAllocatable only)."""
         pod_actions = ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN
         node_actions = ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
-        return [
+        events = [
             ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), pod_event_hint),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), node_change_hint),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), self.node_hint),
         ]
+        if self._dra is not None:
+            class_actions = ActionType.ADD | ActionType.UPDATE
+            events.append(ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, class_actions), class_hint))
+        return events
+
+    def node_hint(self, pod: Pod, old: Optional[Node], new: Node) -> QueueingHint:
+        return node_change_hint(pod, old, new, self._delegable(compute_pod_request(pod)))
 
     def pre_filter_extensions(self) -> None:
         return None
@@ -460,16 +520,23 @@ class Fit:
         pre_filter = state.read_optional(_PRE_FILTER)
         if pre_filter is None:
             return Status.error(f"error reading {_PRE_FILTER.name!r} from cycleState: not found")
-        shortfalls = shortfalls_of(pre_filter.checked, node_info.allocatable, node_info.requested, len(node_info.pods))
+        checked = pre_filter.checked_on(node_info)
+        shortfalls = shortfalls_of(checked, node_info.allocatable, node_info.requested, len(node_info.pods))
         return shortfall_status(shortfalls, self.unresolvable)
 
     def checked_requests(self, state: CycleState) -> Optional[list[tuple[str, int]]]:
         """What filter compares on every node for this cycle's pod (checked_requests of its
-        PreFilter state, ignored resources left out); None when PreFilter did not run."""
+        PreFilter state, ignored resources left out); None when PreFilter did not run or when what
+        it compares differs by node (a resource DynamicResources may give)."""
         pre_filter = state.read_optional(_PRE_FILTER)
-        if pre_filter is None:
+        if pre_filter is None or pre_filter.delegable:
             return None
         return list(pre_filter.checked)
+
+    def delegates(self, state: CycleState) -> bool:
+        """Whether some request of this cycle's pod is left to DynamicResources on nodes without it."""
+        pre_filter = state.read_optional(_PRE_FILTER)
+        return pre_filter is not None and bool(pre_filter.delegable)
 
     def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[ResourceFact, ...]:
         """Every shortfall filter found, with the amounts fitsRequest compared (explanations only)."""
@@ -477,9 +544,10 @@ class Fit:
         if pre_filter is None:
             return ()
         pods = len(node_info.pods)
+        checked = pre_filter.checked_on(node_info)
         return tuple(
             ResourceFact(s.reason, s.resource, s.requested, s.used, s.capacity, pods)
-            for s in fits_request(pre_filter.requests, node_info, self._ignored, self._ignored_groups)
+            for s in shortfalls_of(checked, node_info.allocatable, node_info.requested, pods)
         )
 
     def filter_batch(
@@ -489,21 +557,34 @@ class Fit:
         if pre_filter is None:
             error = Status.error(f"error reading {_PRE_FILTER.name!r} from cycleState: not found")
             return FilterVerdicts.from_mask(np.ones(len(positions), dtype=bool), error)
+        if pre_filter.delegable:
+            return filter_per_node(self, state, pod, table, positions)
         return shortfall_verdicts(
             pre_filter.requests, table, positions, self._ignored, self._ignored_groups, self.unresolvable
         )
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> MaybeStatus:
-        state.write(_PRE_SCORE, _PreScoreState(self._scorer.pod_request_list(pod)))
+        state.write(_PRE_SCORE, _PreScoreState(self._scorer.pod_request_list(pod), self._device_totals()))
         return None
+
+    def _device_totals(self) -> Optional[DeviceTotals]:
+        """getDRAPreScoredParams (DRAExtendedResource on): the devices to count for a scored
+        resource a class stands for, None when there is none."""
+        if self._dra is None:
+            return None
+        return device_totals(self._dra(), tuple(spec.name for spec in self._scorer.resources))
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
         pre_score = state.read_optional(_PRE_SCORE)
-        requests = pre_score.pod_requests if pre_score is not None else self._scorer.pod_request_list(pod)
-        return self._scorer.score(node_info, requests)
+        if pre_score is None:
+            return self._scorer.score(node_info, self._scorer.pod_request_list(pod))
+        return self._scorer.score(node_info, pre_score.pod_requests, pre_score.devices)
 
     def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         pre_score = state.read_optional(_PRE_SCORE)
+        if pre_score is not None and pre_score.devices is not None:
+            infos = table.node_infos
+            return np.asarray([self.score(state, pod, infos[p])[0] for p in positions.tolist()], dtype=np.int64)
         requests = pre_score.pod_requests if pre_score is not None else self._scorer.pod_request_list(pod)
         return self._scorer.score_batch(table, positions, requests)
 
@@ -518,27 +599,45 @@ def pod_event_hint(pod: Pod, old: Pod, new: Optional[Pod]) -> QueueingHint:
     return QueueingHint.QUEUE if _scale_down_helps(pod, old, new) else QueueingHint.QUEUE_SKIP
 
 
-def node_change_hint(pod: Pod, old: Optional[Node], new: Node) -> QueueingHint:
+def node_change_hint(pod: Pod, old: Optional[Node], new: Node, delegable: Container[str] = ()) -> QueueingHint:
     """isSchedulableAfterNodeChange: the pod must fit the node's allocatable when it is empty
     (isFit); an added node then queues it, an updated one only when an amount the pod requests
-    (or the pod count) grew (haveAnyRequestedResourcesIncreased)."""
-    if fits(pod, NodeInfo(new)):
+    (or the pod count) grew (haveAnyRequestedResourcesIncreased). ``delegable``: the requests a
+    DeviceClass stands for (DRAExtendedResource), not Fit's to check where the node has none."""
+    if fits(pod, NodeInfo(new), delegable):
         return QueueingHint.QUEUE_SKIP
     if old is None:
         return QueueingHint.QUEUE
-    return QueueingHint.QUEUE if _requested_allocatable_increased(pod, old, new) else QueueingHint.QUEUE_SKIP
+    return QueueingHint.QUEUE if _requested_allocatable_increased(pod, old, new, delegable) else QueueingHint.QUEUE_SKIP
 
 
-def _requested_allocatable_increased(pod: Pod, old: Node, new: Node) -> bool:
-    """haveAnyRequestedResourcesIncreased."""
+def _requested_allocatable_increased(pod: Pod, old: Node, new: Node, delegable: Container[str] = ()) -> bool:
+    """haveAnyRequestedResourcesIncreased (a requested resource the new node leaves to
+    DynamicResources counts as increased, as the release has it)."""
     if new.allocatable.get(PODS, 0) > old.allocatable.get(PODS, 0):
         return True
     request = compute_pod_request(pod)
     return any(
-        amount > 0 and new.allocatable.get(name, 0) > old.allocatable.get(name, 0)
+        amount > 0
+        and (
+            new.allocatable.get(name, 0) > old.allocatable.get(name, 0) or _delegated(name, new.allocatable, delegable)
+        )
         for name, amount in request.items()
         if name != PODS
     )
+
+
+def class_hint(pod: Pod, old: Optional[DeviceClass], new: DeviceClass) -> QueueingHint:
+    """isSchedulableAfterDeviceClassEvent: a class that now stands for a resource the pod requests
+    (its implicit name when added, its extendedResourceName when added or changed)."""
+    requests = compute_pod_request(pod)
+    if old is not None and old.extended_resource_name == new.extended_resource_name:
+        return QueueingHint.QUEUE_SKIP
+    if old is None and DEVICE_CLASS_PREFIX + new.name in requests:
+        return QueueingHint.QUEUE
+    if new.extended_resource_name is not None and new.extended_resource_name in requests:
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
 
 
 def _scale_down_helps(pod: Pod, old: Pod, new: Pod) -> bool:
@@ -552,4 +651,5 @@ def _scale_down_helps(pod: Pod, old: Pod, new: Pod) -> bool:
 
 
 def new_fit(args: Optional[Mapping[str, Any]], handle: Handle, features: Features = DEFAULT_RULES.features) -> Fit:
-    return Fit(NodeResourcesFitArgs.parse(args), features)
+    dra = (lambda: handle.snapshot.dra) if handle is not None else None  # None: a unit test's
+    return Fit(NodeResourcesFitArgs.parse(args), features, dra)

@@ -36,6 +36,7 @@ from scheduler_core.framework.args_errors import ArgsProblem
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
 from scheduler_core.plugins.helper import go_div, go_div_batch_fast, per_node_values
+from scheduler_core.plugins.node_resources.dra_totals import DeviceTotals
 from scheduler_core.plugins.node_resources.resource_names import is_scalar_resource_name
 from scheduler_core.model.resources import NON_ZERO_DEFAULTS, pod_requests
 
@@ -107,13 +108,17 @@ class ResourceAllocationScorer:
         )
         return tuple(requests.get(spec.name, 0) for spec in self.resources)
 
-    def score(self, node_info: NodeInfo, pod_request: Sequence[int]) -> tuple[int, MaybeStatus]:
+    def score(
+        self, node_info: NodeInfo, pod_request: Sequence[int], devices: Optional[DeviceTotals] = None
+    ) -> tuple[int, MaybeStatus]:
+        """``devices``: the cycle's device counts when a scored resource is one a DeviceClass stands
+        for (DRAExtendedResource): a node that does not advertise it offers its devices of the class."""
         if not self.resources:
             return 0, Status.error("resources not found")
         requested = [0] * len(self.resources)
         allocatable = [0] * len(self.resources)
         for index, spec in enumerate(self.resources):
-            alloc, req = self._allocatable_and_requested(node_info, spec.name, pod_request[index])
+            alloc, req = self._allocatable_and_requested(node_info, spec.name, pod_request[index], devices)
             if alloc == 0:
                 continue
             allocatable[index] = alloc
@@ -123,7 +128,9 @@ class ResourceAllocationScorer:
             return scored_change(self.scorer(requested, allocatable), self.scorer(allocated, allocatable)), None
         return self.scorer(requested, allocatable), None
 
-    def _allocatable_and_requested(self, node_info: NodeInfo, name: str, pod_request: int) -> tuple[int, int]:
+    def _allocatable_and_requested(
+        self, node_info: NodeInfo, name: str, pod_request: int, devices: Optional[DeviceTotals] = None
+    ) -> tuple[int, int]:
         """calculateResourceAllocatableRequest: (allocatable, requested including the pod)."""
         if pod_request == 0 and is_scalar_resource_name(name):
             return 0, 0
@@ -133,7 +140,13 @@ class ResourceAllocationScorer:
             return allocatable.get(name, 0), used.get(name, 0) + pod_request
         if name == EPHEMERAL_STORAGE:
             return allocatable.get(name, 0), node_info.requested.get(name, 0) + pod_request
-        if is_scalar_resource_name(name) and name in allocatable:
+        if not is_scalar_resource_name(name):
+            return 0, 0
+        if devices is not None and allocatable.get(name, 0) == 0:
+            devices_total, devices_used = devices.amounts(node_info.node, name)
+            if devices_total > 0:
+                return devices_total, devices_used + pod_request
+        if name in allocatable:
             return allocatable[name], node_info.requested.get(name, 0) + pod_request
         return 0, 0
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from scheduler_core.framework.dra_class_resolver import DEVICE_CLASS_PREFIX
+
 REQUESTS_PREFIX = "requests."
 NATIVE_PREFIX = "kubernetes.io/"
 HUGEPAGES_PREFIX = "hugepages-"
@@ -82,3 +84,9 @@ def is_scalar_resource_name(name: str) -> bool:
         or is_prefixed_native(name)
         or name.startswith(ATTACHABLE_VOLUMES_PREFIX)
     )
+
+
+def is_dra_extended_resource_name(name: str) -> bool:
+    """schedutil.IsDRAExtendedResourceName: an extended resource, or the name every DeviceClass
+    stands for (``deviceclass.resource.kubernetes.io/<class>``) while DRAExtendedResource is on."""
+    return is_extended_resource_name(name) or name.startswith(DEVICE_CLASS_PREFIX)

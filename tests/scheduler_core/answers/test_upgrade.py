@@ -165,16 +165,23 @@ def test_the_newer_release_replays_the_dra_fields_its_api_server_keeps():
 
 
 def test_a_newer_release_keeping_a_field_schedlab_does_not_replay_refuses_the_comparison():
-    extended = TAINTED_GPU.replace(
-        "  - cel: {expression: 'device.driver == \"gpu.example.com\"'}\n",
-        "  - cel: {expression: 'device.driver == \"gpu.example.com\"'}\n  extendedResourceName: example.com/gpu\n",
-    )
-    assert "extendedResourceName" in extended
-    scenario = load_scenario(extended, release=ReleaseRequest(release_named("v1.35")))
+    bound = TAINTED_GPU.replace("  - name: gpu-0\n", "  - name: gpu-0\n    bindsToNode: true\n", 1)
+    assert "bindsToNode" in bound
+    scenario = load_scenario(bound, release=ReleaseRequest(release_named("v1.35")))
     with pytest.raises(ScenarioInvalid) as raised:
         compare_releases(scenario, release_named("v1.35"), release_named("v1.36"), run_to_the_end)
     [error] = raised.value.errors
-    assert "SchedLab does not replay DRAExtendedResource yet: the gate is on in v1.36" in error.message
+    assert "SchedLab does not replay DRADeviceBindingConditions yet: the gate is on in v1.36" in error.message
+
+
+def test_an_upgrade_to_v1_36_gives_a_pod_devices_for_its_extended_resource():
+    """examples/dra_extended_gpu.yaml: v1.35's API server drops the class's extendedResourceName and
+    no node advertises 2 GPUs; v1.36 meets train-0's request with node-1's devices, the change named."""
+    example = (Path(__file__).resolve().parents[3] / "examples" / "dra_extended_gpu.yaml").read_text()
+    result = compare_releases(load_scenario(example), release_named("v1.35"), release_named("v1.36"), run_to_the_end)
+    moved = {pod.pod: pod for pod in result.pods}
+    assert (moved["default/train-0"].old_node, moved["default/train-0"].new_node) == (None, "node-1")
+    assert "DRAExtendedResource" in {change.name for change in result.changes if change.explains}
 
 
 def test_an_upgrade_to_v1_36_replays_shared_devices_the_older_release_held_whole():

@@ -85,3 +85,26 @@ def test_the_controller_reads_the_api_server_not_the_schedulers_caches():
     pod = claiming_pod("train", templates=("tpl",))
     assert ResourceClaimController(api).create_claims(pod)
     assert list(api.listed(KIND_RESOURCE_CLAIM)) == [f"default/{generated_claim_name('default', 'train', 't0')}"]
+
+
+def test_a_pod_whose_status_names_an_extended_resource_claim_has_it_released_and_deleted():
+    """A pod without spec.resourceClaims but with status.extendedResourceClaimStatus (the claim the
+    scheduler made for its extended resources): enqueuePod processes that claim too."""
+    from dataclasses import replace
+
+    from scheduler_core.model import ContainerExtendedResourceRequest, ExtendedResourceClaimStatus
+
+    pod = claiming_pod("train", node="n1")
+    mapping = ContainerExtendedResourceRequest("main", "example.com/gpu", "container-0-request-0")
+    pod = replace(
+        pod, resource_claims=(), claim_sources=(), extended_resource_claim=ExtendedResourceClaimStatus("x", (mapping,))
+    )
+    claim = make_resource_claim("x", on=("gpu-0",), node="n1", reserved_for=(pod,), owner=pod, finalizers=(FINALIZER,))
+    api, state, _ = _api(DraObjects(claims=[claim]))
+    controller = ResourceClaimController(api)
+    controller.pod_removed(pod, 0)
+    assert controller.release_due(RELEASE_DELAY_MS) == [pod]
+    assert state.claim("default", "x") is None
+    without = replace(pod, extended_resource_claim=None)
+    controller.pod_removed(without, 0)
+    assert controller.next_release_ms() is None  # nothing of its own to release

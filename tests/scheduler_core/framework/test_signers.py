@@ -151,7 +151,7 @@ def test_the_plugins_that_may_refuse_are_asked_first_with_the_same_answers(monke
     # Only the refusal and the signature are the answer: asking the refusers first gives the same
     # ones (the first refusal in plugin order) and builds no fragment for a pod that gets none.
     framework = _framework(list_defaulting("false"))
-    refusers = ["PodTopologySpread", "InterPodAffinity", "DynamicResources"]
+    refusers = ["NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"]
     assert [plugin.name for plugin in framework.signing_refusers] == refusers
     term = PodAffinityTerm(None, "zone")
     both = make_pod(
@@ -168,4 +168,4 @@ def test_the_plugins_that_may_refuse_are_asked_first_with_the_same_answers(monke
             monkeypatch.setattr(type(plugin), "sign_pod", lambda self, pod: built.append(self.name) or [])
     refused = framework.sign_pod(both)
     assert isinstance(refused, signers.Unsignable) and refused.plugin == "PodTopologySpread" and built == []
-    assert isinstance(framework.sign_pod(pods[1]), tuple) and len(built) == len(framework.signing_plugins) - 3
+    assert isinstance(framework.sign_pod(pods[1]), tuple) and len(built) == len(framework.signing_plugins) - 4

@@ -31,6 +31,7 @@ def test_a_release_has_the_changes_of_its_own_and_older_releases():
             "balanced_allocation_scores_the_change",
             "claim_owner_message_capitalized",
             "dra_allocator_sorts_pools",
+            "dra_score_reads_allocated_claims",
             "declared_features_reason_unnamed",
             "declared_features_user_namespaces_host_network",
         },

@@ -310,13 +310,13 @@ CONSUMABLE = TOLERATING.replace(
 
 
 def test_a_field_of_a_feature_on_in_the_release_but_not_replayed_is_refused_with_the_way_out():
-    extended = CLASS + "  extendedResourceName: example.com/gpu\n"
-    [error] = _refused(V136, NODE, extended)
+    bound = SLICE.replace("    capacity:\n", "    bindsToNode: true\n    capacity:\n")
+    [error] = _refused(V136, NODE, bound)
     assert error == (
-        f"line {line_of(stream(NODE, extended), 'extendedResourceName')}: DeviceClass gpu: "
-        "spec.extendedResourceName: SchedLab does not replay DRAExtendedResource yet: the gate is "
+        f"line {line_of(stream(NODE, bound), 'bindsToNode')}: ResourceSlice n1-gpu: "
+        "spec.devices[0].bindsToNode: SchedLab does not replay DRADeviceBindingConditions yet: the gate is "
         "on in v1.36, where the API server keeps this field and the scheduler uses it; replay as --release v1.35 or "
-        "pass --feature-gates DRAExtendedResource=false"
+        "pass --feature-gates DRADeviceBindingConditions=false"
     )
     # with the gate off the field is dropped as that release's API server drops it
     scenario = _as(V136, NODE, CLASS, CONSUMABLE, gates={"DRAConsumableCapacity": False})
@@ -429,7 +429,6 @@ def test_a_request_policy_on_a_device_that_is_not_shared_is_forbidden():
 @pytest.mark.parametrize(
     "document, gate, path",
     [
-        (CLASS + "  extendedResourceName: example.com/gpu\n", "DRAExtendedResource", "spec.extendedResourceName"),
         (
             SLICE.replace("    capacity:\n", "    bindsToNode: true\n    capacity:\n"),
             "DRADeviceBindingConditions",
@@ -618,13 +617,27 @@ def test_an_invalid_device_taint_rule_is_refused_only_where_the_scheduler_reads_
     )
 
 
-def test_a_request_for_a_device_class_resource_is_refused_while_dra_extended_resource_is_on():
+def test_a_request_for_a_device_class_resource_is_replayed_in_v1_36_and_refused_where_the_alpha_is_turned_on():
     spec = "\n" + CONTAINER + "  resources: {requests: {deviceclass.resource.kubernetes.io/gpu: '1'}}\n"
-    [error] = _refused(V136, NODE, CLASS, pod(spec))
+    assert _as(V136, NODE, CLASS, pod(spec)).pods
+    [error] = _refused(V135, NODE, CLASS, pod(spec), gates={"DRAExtendedResource": True})
     assert "spec.containers[0].resources.requests.deviceclass.resource.kubernetes.io/gpu" in error
     assert "SchedLab does not replay DRAExtendedResource yet" in error
     assert _as(V135, NODE, CLASS, pod(spec)).pods  # off in v1.35: an ordinary extended resource
     assert _as(V136, NODE, pod(spec)).pods  # no class `gpu`: nothing stands for it, Fit checks it as before
+
+
+def test_a_class_extended_resource_name_is_kept_and_checked_in_v1_36_and_dropped_in_v1_35():
+    extended = CLASS + "  extendedResourceName: example.com/gpu\n"
+    assert _as(V136, NODE, extended).dra.classes[0].extended_resource_name == "example.com/gpu"
+    assert _as(V135, NODE, extended).dra.classes[0].extended_resource_name is None
+    invalid = CLASS + "  extendedResourceName: cpu\n"
+    [error] = _refused(V136, NODE, invalid)
+    assert error == (
+        f"line {line_of(stream(NODE, invalid), 'extendedResourceName')}: DeviceClass gpu: "
+        'spec.extendedResourceName: Invalid value: "cpu": must be a valid extended resource name'
+    )
+    assert _as(V135, NODE, invalid).dra.classes[0].extended_resource_name is None  # dropped: not checked
 
 
 def test_scenarios_without_gated_fields_load_alike_in_every_release():
@@ -959,7 +972,7 @@ def test_a_scenario_replayed_as_another_release_has_its_dra_fields_settled_again
     assert newer.dra.claims[0].spec.requests[0].exactly.tolerations
     older = replayed_as(newer, loaded.release)
     assert older.dra.slices[0].devices[0].taints == ()
-    refused = _as(V135, NODE, CLASS + "  extendedResourceName: example.com/gpu\n")
+    refused = _as(V135, NODE, SLICE.replace("    capacity:\n", "    bindsToNode: true\n    capacity:\n"))
     with pytest.raises(ScenarioInvalid):
         replayed_as(refused, replace(refused.release, rules=rules_for(V136)))
 

@@ -533,3 +533,25 @@ def test_before_v1_34_a_regular_container_may_not_have_a_restart_policy():
     ]
     [read] = load_scenario(text, release=ReleaseRequest(release_named("v1.35"))).pods
     assert read.containers[0].restart_policy == "Never"
+
+
+def test_the_claim_the_scheduler_made_for_extended_resources_is_read_from_the_status():
+    from scheduler_core.model import ContainerExtendedResourceRequest, ExtendedResourceClaimStatus
+    from scheduler_core.scenario import load_scenario
+
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: train, namespace: default}\n"
+        "spec:\n  nodeName: n1\n  containers:\n  - name: main\n"
+        "    resources: {requests: {example.com/gpu: '1'}, limits: {example.com/gpu: '1'}}\n"
+        "status:\n  phase: Running\n  extendedResourceClaimStatus:\n"
+        "    resourceClaimName: train-extended-resources-abcde\n"
+        "    requestMappings:\n"
+        "    - {containerName: main, resourceName: example.com/gpu, requestName: container-0-request-0}\n"
+        "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+        "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n"
+    )
+    [train] = load_scenario(text).pods
+    assert train.extended_resource_claim == ExtendedResourceClaimStatus(
+        "train-extended-resources-abcde",
+        (ContainerExtendedResourceRequest("main", "example.com/gpu", "container-0-request-0"),),
+    )

@@ -633,3 +633,101 @@ def test_filter_detail_says_what_each_request_finds_and_the_counters_left():
         "request `gpu`: 1 device(s) of class `gpu-half` — gpu-node-1 has 2 free; "
         "counter set `gpu-0` of pool gpu.example.com/gpu-node-1: 0 of 40Gi memory left"
     )
+
+
+# ---------------------------------------------------------------------- extended resources (v1.36)
+
+EXTENDED_EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "dra_extended_gpu.yaml"
+
+
+def _timeline(text, release=None):
+    from scheduler_core.answers.report import render_timeline
+    from scheduler_core.release import release_named
+    from scheduler_core.release.choice import ReleaseRequest
+    from scheduler_core.run.loop import run_to_the_end
+
+    scenario = load_scenario(text, release=ReleaseRequest(release_named(release) if release else None))
+    return scenario, render_timeline(run_to_the_end(scenario), scenario)
+
+
+def test_a_pod_asking_for_a_class_backed_extended_resource_gets_devices_through_a_claim_of_its_own():
+    from scheduler_core.run.loop import run_to_the_end
+    from scheduler_core.plugins.dynamic_resources.extended import created_name
+
+    scenario = load_scenario(EXTENDED_EXAMPLE.read_text())
+    events = list(run_to_the_end(scenario))
+    text = _timeline(EXTENDED_EXAMPLE.read_text())[1]
+    train_0 = next(pod for pod in scenario.pods if pod.name == "train-0")
+    name = created_name(train_0)
+    assert name.startswith("train-0-extended-resources-") and len(name) == len("train-0-extended-resources-") + 5
+    assert "default/train-0 (attempt 1): scheduled to node-1" in text
+    assert f"default/{name}: resource.k8s.io/ResourceClaimAdd" in text
+    assert "default/train-1 (attempt 1): scheduled to node-2" in text
+    assert (
+        "default/train-2 (attempt 1): unschedulable — 0/2 nodes are available: 1 Insufficient example.com/gpu, "
+        "1 cannot allocate all claims. still not schedulable" in text
+    )
+    assert events
+
+
+def test_without_the_gate_the_class_stands_for_nothing_and_fit_checks_the_resource():
+    text = _timeline(EXTENDED_EXAMPLE.read_text(), "v1.35")[1]
+    assert (
+        "default/train-0 (attempt 1): unschedulable — 0/2 nodes are available: 2 Insufficient example.com/gpu" in text
+    )
+    assert "extended-resources" not in text
+
+
+def test_a_claim_left_from_an_earlier_cycle_fails_every_node_and_postfilter_deletes_it():
+    head = EXTENDED_EXAMPLE.read_text().split("---\napiVersion: v1\nkind: Pod")[0]
+    stale = head + (
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: train-0, namespace: default, uid: uid-train-0}\n"
+        "spec:\n  containers:\n  - name: main\n    resources:\n"
+        "      requests: {cpu: '1', example.com/gpu: '2'}\n      limits: {example.com/gpu: '2'}\n"
+        "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n"
+        "  name: train-0-extended-resources-abcde\n  namespace: default\n  uid: uid-old\n"
+        '  annotations: {resource.kubernetes.io/extended-resource-claim: "true"}\n'
+        "  ownerReferences:\n  - {apiVersion: v1, kind: Pod, name: train-0, uid: uid-train-0, controller: true}\n"
+        "spec:\n  devices:\n    requests:\n    - name: container-0-request-1\n"
+        "      exactly: {deviceClassName: gpu, count: 2}\n"
+    )
+    text = _timeline(stale)[1]
+    assert (
+        "unschedulable — 0/2 nodes are available: 1 Insufficient example.com/gpu, 1 cannot schedule extended "
+        "resource claim. deletion of ResourceClaim completed" in text
+    )
+    assert "default/train-0-extended-resources-abcde: resource.k8s.io/ResourceClaimDelete" in text
+
+
+def test_prebind_names_the_claim_in_the_pods_status_once_the_claim_is_written():
+    from scheduler_core.encoding.events import ClusterChanged, ClusterChangeKind
+    from scheduler_core.run.loop import run_to_the_end
+
+    scenario = load_scenario(EXTENDED_EXAMPLE.read_text())
+    changes = [event.payload for event in run_to_the_end(scenario) if isinstance(event.payload, ClusterChanged)]
+    objects = [(change.kind, change.object, change.detail) for change in changes]
+    status = (ClusterChangeKind.POD_STATUS, "default/train-0", "extendedResourceClaimStatus")
+    assert objects.count(status) == 1
+    claim_writes = [index for index, item in enumerate(objects) if "extended-resources" in item[1]]
+    assert len(claim_writes) == 3 and claim_writes[-1] < objects.index(status)  # create, finalizer, status
+
+
+def test_score_from_v1_36_reads_an_allocated_claims_own_allocation():
+    """computeScore with unallocatedIndex (release/code.py dra_score_reads_allocated_claims)."""
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+
+    holder = claiming_pod("holder", "a", node="n1")
+    snapshot = dra_snapshot(
+        NODES,
+        [holder],
+        classes=[make_device_class()],
+        slices=[make_gpu_slice("n1", 2), make_gpu_slice("n2", 1)],
+        claims=[make_resource_claim("a", on=("gpu-0",), node="n1", reserved_for=(holder,)), make_resource_claim("b")],
+    )
+    v136 = next(r for r in SUPPORTED_RELEASES if r.minor == 36)
+    plugin = dynamic_resources.new(None, FakeHandle(snapshot), rules_for(v136).features)
+    state = CycleState()
+    pod = claiming_pod("p", "a", "b")
+    plugin.pre_filter(state, pod, [])
+    assert plugin.filter(state, pod, snapshot.node_infos[0]) is None
+    assert plugin.score(state, pod, snapshot.node_infos[0]) == (0, None)

@@ -111,3 +111,30 @@ def test_v1_32_scores_a_best_effort_pod_that_later_releases_skip():
         [100, 87],
     )
     assert run_scoring(node_resources.new_balanced_allocation(None, None, _features(33)), pod, nodes) == (SKIP, [], [])
+
+
+def test_v1_36_balances_the_devices_a_class_gives_where_the_node_advertises_none():
+    """getDRAPreScoredParams in BalancedAllocation's PreScore (DRAExtendedResource)."""
+    from dataclasses import replace
+
+    from scheduler_core.framework.cycle_state import CycleState
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+    from tests.scheduler_core.builders import FakeHandle, dra_snapshot, make_device_class, make_gpu_slice
+
+    gpu = "example.com/gpu"
+    snapshot = dra_snapshot(
+        [make_node("n1"), make_node("n2", allocatable={gpu: 2})],
+        classes=[replace(make_device_class("gpu"), extended_resource_name=gpu)],
+        slices=[make_gpu_slice("n1", 2)],
+    )
+    args = {"resources": [{"name": "cpu", "weight": 1}, {"name": gpu, "weight": 1}]}
+    pod = make_pod("p", requests={"cpu": 1000, gpu: 1})
+    scores = {}
+    for minor in (35, 36):
+        features = rules_for(next(r for r in SUPPORTED_RELEASES if r.minor == minor)).features
+        plugin = node_resources.new_balanced_allocation(args, FakeHandle(snapshot), features)
+        state = CycleState()
+        plugin.pre_score(state, pod, snapshot.node_infos)
+        scores[minor] = [plugin.score(state, pod, info)[0] for info in snapshot.node_infos]
+    # n1: cpu 1000/4000 and, from v1.36, 1 of its 2 devices, as n2 with its plugin GPUs; v1.35 sees cpu alone
+    assert scores[36][0] == scores[36][1] and scores[35][0] != scores[35][1]

@@ -276,3 +276,29 @@ def test_before_v1_34_every_shortfall_is_unschedulable_even_beyond_allocatable()
     plugin.pre_filter(state, pod, [node])
     assert plugin.filter(state, pod, node) == Status.unschedulable("Insufficient cpu")
     assert run_filter(pod, node) == Status.unresolvable("Insufficient cpu")  # v1.34 on
+
+
+def test_from_v1_36_a_resource_a_device_class_stands_for_is_left_to_dynamic_resources_where_the_node_has_none():
+    """shouldDelegateResourceToDRA: only on a node whose allocatable does not advertise it."""
+    from scheduler_core.framework.cluster_events import QueueingHint
+    from scheduler_core.framework.signers import Unsignable
+    from scheduler_core.model import DeviceClass
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+    from tests.scheduler_core.builders import FakeHandle, dra_snapshot
+
+    gpu = "example.com/gpu"
+    without = make_node("n1")
+    plugin_node = make_node("n2", allocatable={gpu: 1})
+    snapshot = dra_snapshot([without, plugin_node], classes=[DeviceClass("gpu", extended_resource_name=gpu)])
+    pod = make_pod("p", requests={CPU: 100, gpu: 2})
+    for minor, delegated in ((35, False), (36, True)):
+        features = rules_for(next(r for r in SUPPORTED_RELEASES if r.minor == minor)).features
+        plugin = node_resources.new_fit(None, FakeHandle(snapshot), features)
+        state = CycleState()
+        plugin.pre_filter(state, pod, [])
+        on_without = plugin.filter(state, pod, snapshot.node_infos[0])
+        assert (on_without is None) == delegated
+        assert plugin.filter(state, pod, snapshot.node_infos[1]).reasons == (f"Insufficient {gpu}",)
+        assert isinstance(plugin.sign_pod(pod), Unsignable) == delegated
+        assert (plugin.checked_requests(state) is None) == delegated
+        assert (plugin.node_hint(pod, None, without) == QueueingHint.QUEUE) == delegated
