@@ -74,6 +74,15 @@ LESSONS = {
         "Filter step shows each shared NIC's bandwidth left. Compare releases v1.35 and v1.36 to see what the "
         "upgrade changes.",
     ),
+    "dra_extended_gpu": Lesson(
+        "Devices behind an extended resource (v1.36)",
+        "The pods ask for example.com/gpu as they would from a device plugin; node-2 has one from a plugin, "
+        "node-1 none, but a DeviceClass stands for the resource (extended resources backed by devices, on by "
+        "default in v1.36, the release the nodes' kubelets say). train-0's two GPUs come from node-1's devices "
+        "through a claim the scheduler makes for it; train-1 takes node-2's plugin GPU; train-2 stays Pending: "
+        "the Filter step shows who holds node-1's devices. Compare releases v1.35 and v1.36 to see what the "
+        "upgrade changes.",
+    ),
     "capacity_web": Lesson(
         "Capacity: how many more copies fit",
         "Three nodes of 2 CPU run four copies of a web app (500m each). How many more fit? Open the cluster view "
@@ -124,6 +133,7 @@ EXAMPLE_DEMOS = (
     "dra_pending_gpu",
     "dra_partitioned_gpu",
     "dra_shared_nic",
+    "dra_extended_gpu",
 )
 
 
