@@ -958,10 +958,9 @@ def _notices(collected: _Collected, changes_make_work: bool = False, rules: Opti
         notices.append(
             Notice(
                 NoticeCode.DRA_FEATURE_OFF,
+                # the fields are the notice's objects: every reader lists them after the message
                 f"{len(collected.dra_dropped)} field(s) of DRA features that are off in "
-                f"{_release_words(rules)} dropped, as the API server drops them: "
-                + "; ".join(collected.dra_dropped[:5])
-                + ("; ..." if len(collected.dra_dropped) > 5 else ""),
+                f"{_release_words(rules)} dropped, as the API server drops them",
                 tuple(collected.dra_dropped),
             )
         )
