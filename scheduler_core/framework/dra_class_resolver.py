@@ -45,21 +45,23 @@ class ExtendedResourceCache:
         """OnAdd/OnUpdate (``new`` set) and OnDelete (``new`` None) of the DeviceClass informer."""
         if new is None:
             if old is not None:
-                self._by_resource.pop(DEVICE_CLASS_PREFIX + old.name, None)
-                if old.extended_resource_name is not None:
-                    self._by_resource.pop(old.extended_resource_name, None)
+                self._forget(old)
             return
         if new.extended_resource_name is not None:
             holder = self._by_resource.get(new.extended_resource_name)
             if holder is not None and not _replaces(new, holder):
                 return
         if old is not None:
-            self._by_resource.pop(DEVICE_CLASS_PREFIX + old.name, None)
-            if old.extended_resource_name is not None:
-                self._by_resource.pop(old.extended_resource_name, None)
+            self._forget(old)
         if new.extended_resource_name is not None:
             self._by_resource[new.extended_resource_name] = new
         self._by_resource[DEVICE_CLASS_PREFIX + new.name] = new
+
+    def _forget(self, device_class: DeviceClass) -> None:
+        """Both names the class stood for, whichever class they point at now (as the release's)."""
+        self._by_resource.pop(DEVICE_CLASS_PREFIX + device_class.name, None)
+        if device_class.extended_resource_name is not None:
+            self._by_resource.pop(device_class.extended_resource_name, None)
 
 
 def _replaces(new: DeviceClass, holder: DeviceClass) -> bool:

@@ -28,7 +28,7 @@ from scheduler_core.framework.status import SKIP, MaybeStatus
 from scheduler_core.model import Pod
 from scheduler_core.plugins.helper import distinct_values
 from scheduler_core.release import DEFAULT_RULES, Features
-from scheduler_core.plugins.node_resources.dra_totals import DeviceTotals, device_totals
+from scheduler_core.plugins.node_resources.dra_totals import DeviceTotals
 from scheduler_core.plugins.node_resources.fit import resources_signature
 from scheduler_core.plugins.node_resources.resource_allocation import (
     DEFAULT_RESOURCES,
@@ -173,7 +173,7 @@ class BalancedAllocation:
             return SKIP
         devices = None
         if self._dra is not None:
-            devices = device_totals(self._dra(), tuple(spec.name for spec in self._scorer.resources))
+            devices = self._scorer.device_totals(self._dra())
         state.write(_PRE_SCORE, _PreScoreState(requests, devices))
         return None
 
@@ -194,11 +194,7 @@ class BalancedAllocation:
             if self._skips_best_effort and not any(requests):
                 return np.zeros(len(positions), dtype=np.int64)
         else:
-            requests = pre_score.pod_requests
-            if pre_score.devices is not None:
-                infos = table.node_infos
-                scored = [self._scorer.score(infos[p], requests, pre_score.devices)[0] for p in positions.tolist()]
-                return np.asarray(scored, dtype=np.int64)
+            return self._scorer.score_batch(table, positions, pre_score.pod_requests, pre_score.devices)
         return self._scorer.score_batch(table, positions, requests)
 
 

@@ -27,7 +27,7 @@ from scheduler_core.model import names
 from scheduler_core.framework import signers
 from scheduler_core.framework.dra_class_resolver import DEVICE_CLASS_PREFIX
 from scheduler_core.framework.dra_state import DraState
-from scheduler_core.plugins.node_resources.dra_totals import DeviceTotals, device_totals
+from scheduler_core.plugins.node_resources.dra_totals import DeviceTotals
 from scheduler_core.framework.batch import PASS, FilterVerdicts, filter_per_node
 from scheduler_core.framework.cluster_events import (
     ActionType,
@@ -572,7 +572,7 @@ class Fit:
         resource a class stands for, None when there is none."""
         if self._dra is None:
             return None
-        return device_totals(self._dra(), tuple(spec.name for spec in self._scorer.resources))
+        return self._scorer.device_totals(self._dra())
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, MaybeStatus]:
         pre_score = state.read_optional(_PRE_SCORE)
@@ -582,11 +582,9 @@ class Fit:
 
     def score_batch(self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray) -> np.ndarray:
         pre_score = state.read_optional(_PRE_SCORE)
-        if pre_score is not None and pre_score.devices is not None:
-            infos = table.node_infos
-            return np.asarray([self.score(state, pod, infos[p])[0] for p in positions.tolist()], dtype=np.int64)
-        requests = pre_score.pod_requests if pre_score is not None else self._scorer.pod_request_list(pod)
-        return self._scorer.score_batch(table, positions, requests)
+        if pre_score is None:
+            return self._scorer.score_batch(table, positions, self._scorer.pod_request_list(pod))
+        return self._scorer.score_batch(table, positions, pre_score.pod_requests, pre_score.devices)
 
 
 def pod_event_hint(pod: Pod, old: Pod, new: Optional[Pod]) -> QueueingHint:

@@ -36,7 +36,8 @@ from scheduler_core.framework.args_errors import ArgsProblem
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
 from scheduler_core.plugins.helper import go_div, go_div_batch_fast, per_node_values
-from scheduler_core.plugins.node_resources.dra_totals import DeviceTotals
+from scheduler_core.framework.dra_state import DraState
+from scheduler_core.plugins.node_resources.dra_totals import DeviceTotals, device_totals
 from scheduler_core.plugins.node_resources.resource_names import is_scalar_resource_name
 from scheduler_core.model.resources import NON_ZERO_DEFAULTS, pod_requests
 
@@ -152,10 +153,25 @@ class ResourceAllocationScorer:
 
     # ------------------------------------------------------------------ the fast path
 
-    def score_batch(self, table: NodeTable[NodeInfo], positions: np.ndarray, pod_request: Sequence[int]) -> np.ndarray:
+    def device_totals(self, dra: DraState) -> Optional[DeviceTotals]:
+        """getDRAPreScoredParams for the configured resources (DRAExtendedResource on)."""
+        return device_totals(dra, tuple(spec.name for spec in self.resources))
+
+    def score_batch(
+        self,
+        table: NodeTable[NodeInfo],
+        positions: np.ndarray,
+        pod_request: Sequence[int],
+        devices: Optional[DeviceTotals] = None,
+    ) -> np.ndarray:
         """``score`` over many nodes: the same (allocatable, requested) pairs as NodeTable columns.
         A node's score depends on its own columns and the pod's request alone: kept per request
-        over the table's nodes, made again only where pods changed (per_node_values)."""
+        over the table's nodes, made again only where pods changed (per_node_values). With device
+        counts (``devices``) a node's amounts are not table columns: scored node by node."""
+        if devices is not None:
+            infos = table.node_infos
+            scored = [self.score(infos[p], pod_request, devices)[0] for p in positions.tolist()]
+            return np.asarray(scored, dtype=np.int64)
         if not self.resources:
             return self._score_positions(table, positions, pod_request)
         infos = table.node_infos
