@@ -37,7 +37,7 @@ import dataclasses
 import itertools
 from collections import deque
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from enum import Enum
 from types import MappingProxyType
 from typing import Any, Callable, Hashable, Iterable, Mapping, Optional, TypeVar, Union
@@ -45,6 +45,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping, Optional, TypeVar
 from scheduler_core.cluster.eviction import EvictionAnswer, evict
 from scheduler_core.encoding.events import ClusterChangeKind
 from scheduler_core.framework.informer import object_key
+from scheduler_core.framework.options import DEFAULT_EPOCH
 from scheduler_core.model import (
     ControlledWorkload,
     CSIDriver,
@@ -95,9 +96,8 @@ STORAGE_KINDS = (
 DEVICE_KINDS = (KIND_RESOURCE_CLAIM, KIND_CLAIM_TEMPLATE, KIND_SLICE, KIND_DEVICE_CLASS)
 OBJECT_KINDS = STORAGE_KINDS + DEVICE_KINDS
 
-# Where the logical clock starts when the scenario records no time of its own (run/loop.py
-# run_epoch), and where a cluster built without a clock has it (a single pass's).
-DEFAULT_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+# Where the logical clock starts when the scenario records no time of its own (run/epoch.py),
+# and where a cluster built without a clock has it: framework.options.DEFAULT_EPOCH.
 
 # A storage or device object (every one a frozen dataclass whose version equality ignores).
 Stored = TypeVar(

@@ -13,10 +13,11 @@ slice with perDeviceNodeSelection is a candidate only on the nodes it names. Wit
 on (``consumable_capacity``: v1.36's default) a device that allows multiple allocations is shared:
 each claim takes a share consuming some of its capacities (consumable_capacity.go), never the
 whole device, and every candidate's capacity is checked against the request (CmpRequestOverCapacity).
-DeviceBindingAndStatus changes nothing for the objects the loader lets through (it refuses its
-fields while it is on). v1.36's
-incubating variant also sorts the pools by driver and pool name and each pool's slices by name
-(``sort_pools``); its stable variant, picked when only the features it supports are on, does not.
+With DeviceBindingAndStatus on (DRADeviceBindingConditions: v1.36's default) a result carries its
+device's binding conditions and failure conditions, and a device that binds to its node pins the
+allocation to the node it was made for. v1.36's incubating variant also sorts the pools by driver
+and pool name, those with a device that has binding conditions last, and each pool's slices by
+name (``sort_pools``); its stable variant, picked when only the features it supports are on, does not.
 
 Allocation is a depth-first search: claims in order, their requests in order, each request's
 devices one after the other, every candidate device taken in pool order and slice order; a
@@ -181,8 +182,15 @@ def gather_pools(
         _build_pool(pool, members, everything, sort_by_name, partitionable)
         pools.append(pool)
     if sort_by_name:
-        pools.sort(key=lambda pool: (pool.driver, pool.name))
+        # sortPoolsByID, with the pools whose devices have binding conditions after the others
+        # (the incubating variant's GatherPools: a device that needs no attaching is tried first)
+        pools.sort(key=lambda pool: (_has_binding_conditions(pool), pool.driver, pool.name))
     return pools
+
+
+def _has_binding_conditions(pool: Pool) -> bool:
+    """poolHasBindingConditions: a device of the pool's slices for the node has binding conditions."""
+    return any(device.binding_conditions for slice_ in pool.slices for device in slice_.devices)
 
 
 def _build_pool(
@@ -1157,6 +1165,8 @@ class _Run:
                 admin_access=True if chosen.request.admin_access else None,
                 share_id=chosen.share_id,
                 consumed_capacity=chosen.consumed,
+                binding_conditions=chosen.device.binding_conditions or None,
+                binding_failure_conditions=chosen.device.binding_failure_conditions or None,
             )
             for chosen in self.results[claim_index]
         )
@@ -1202,13 +1212,14 @@ def taint_prevents_allocation(device: Device, tolerations: tuple[DeviceToleratio
 
 
 def _node_selector(chosen: list[tuple[ResourceSlice, Device]], node_name: str) -> Optional[NodeSelector]:
-    """createNodeSelector: the node allocated for when a device is node-local, else the selectors
-    merged (a slice's, or with perDeviceNodeSelection the device's), else none (available everywhere)."""
+    """createNodeSelector: the node allocated for when a device is node-local or binds to its node
+    (bindsToNode), else the selectors merged (a slice's, or with perDeviceNodeSelection the
+    device's), else none (available everywhere)."""
     fields: list[NodeSelectorRequirement] = []
     expressions: list[NodeSelectorRequirement] = []
     for slice_, device in chosen:
         per_device = slice_.per_device_node_selection
-        if device.node_name if per_device else slice_.node_name:
+        if (device.node_name if per_device else slice_.node_name) or device.binds_to_node:
             return NodeSelector(
                 (NodeSelectorTerm(match_fields=(NodeSelectorRequirement(FIELD_NODE_NAME, "In", (node_name,)),)),)
             )

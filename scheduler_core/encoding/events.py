@@ -334,6 +334,12 @@ class AttemptEnd(Wire):
     victims: list[str] = []
     binding_error: Optional[str] = None  # the binding cycle (PreBind or Bind) failed with this
     binding_node: Optional[str] = None  # ... while binding the pod to this node (set with binding_error)
+    # A binding blocked in PreBind (waiting for device binding conditions) fails this long after the
+    # attempt (its end is told when the wait begins, with the error it ends with)
+    binding_wait_ms: Optional[int] = None
+    # Set when this corrects the end of an earlier attempt (that cycle's index): a binding blocked in
+    # PreBind failed otherwise (a preemption cancelled it).
+    corrects_cycle: Optional[int] = None
 
 
 class QueueMoved(Wire):

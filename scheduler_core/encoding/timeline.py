@@ -120,7 +120,11 @@ class TimelineBuilder:
         cycle_ended(self.attempts[-1], payload)
 
     def _attempt_end(self, payload: AttemptEnd) -> None:
-        attempt_ended(self.attempts[-1], payload)
+        corrected = payload.corrects_cycle
+        if corrected is None:
+            attempt_ended(self.attempts[-1], payload)
+        elif 0 <= corrected < len(self.attempts):  # a run's cycles are its attempts, in order
+            attempt_ended(self.attempts[corrected], payload)
 
     def _run_end(self, payload: RunEnd) -> None:
         self.final = dict(payload.final)
@@ -187,9 +191,11 @@ def cycle_ended(attempt: AnyAttempt, payload: CycleEnd) -> None:
 
 
 def attempt_ended(attempt: AnyAttempt, payload: AttemptEnd) -> None:
-    """What the run to the end adds to an attempt: the nomination, the victims, a failed binding."""
-    attempt.nominated_node_name = payload.nominated_node_name
-    attempt.victims = payload.victims
+    """What the run to the end adds to an attempt: the nomination, the victims, a failed binding
+    (a correction of an earlier attempt's end changes only its binding error)."""
+    if payload.corrects_cycle is None:
+        attempt.nominated_node_name = payload.nominated_node_name
+        attempt.victims = payload.victims
     if payload.binding_error is not None:  # a node was chosen; its binding failed (no FailedScheduling text)
         attempt.binding_error = payload.binding_error
         attempt.node_name = payload.binding_node
@@ -394,6 +400,7 @@ class StoryAttempt(Wire, kw_only=True):
     nominated_node_name: Optional[str] = None
     victims: list[str] = []
     binding_error: Optional[str] = None
+    binding_wait: Optional[str] = None  # how long its binding waited in PreBind before it failed
     text: Optional[str] = None
 
 
@@ -490,10 +497,14 @@ class StoryBuilder:
             cycle_ended(self.attempts[-1], payload)
             if self.attempts[-1].time_ms is None:  # a single pass has no AttemptEnd
                 self.attempts[-1].text = _attempt_text(self.attempts[-1], None)
+        elif isinstance(payload, AttemptEnd) and payload.corrects_cycle is not None:
+            self._corrected(payload)
         elif isinstance(payload, AttemptEnd) and self.attempts:
             attempt = self.attempts[-1]
             attempt.time_ms, attempt.attempt = payload.time_ms, payload.attempt
             attempt.time = clock_text(payload.time_ms)
+            if payload.binding_wait_ms is not None:
+                attempt.binding_wait = wait_text(payload.binding_wait_ms)
             attempt_ended(attempt, payload)
             attempt.text = _attempt_text(attempt, payload.attempt)
             self.entries.append(("attempt", len(self.attempts) - 1))
@@ -521,6 +532,15 @@ class StoryBuilder:
     def add_json(self, event: dict[str, Any]) -> None:
         """A stored event (``Event.to_json()``), read back typed."""
         self.add(event_from_json(event))
+
+    def _corrected(self, payload: AttemptEnd) -> None:
+        """A late end of an earlier attempt (its binding cancelled while it waited in PreBind)."""
+        attempt = next((a for a in self.attempts if a.cycle == payload.corrects_cycle), None)
+        if attempt is None:
+            return
+        attempt.binding_wait = wait_text(payload.binding_wait_ms) if payload.binding_wait_ms is not None else None
+        attempt_ended(attempt, payload)
+        attempt.text = _attempt_text(attempt, payload.attempt)
 
     def _move(self, pod: str, payload: QueueMoved) -> None:
         reason = _EVENT_WORDS.get(payload.event, payload.event).format(other=self._cause or "?")
@@ -628,6 +648,11 @@ class StoryBuilder:
 
 def _attempt_text(attempt: StoryAttempt, number: Optional[int]) -> str:
     which = f"{attempt.pod} (attempt {number})" if number is not None else attempt.pod
+    if attempt.binding_error and attempt.binding_wait:
+        return (
+            f"{which}: chose {attempt.node_name}, binding waits for device binding conditions and fails "
+            f"{attempt.binding_wait} later — {attempt.binding_error}"
+        )
     if attempt.binding_error:
         return f"{which}: chose {attempt.node_name}, binding failed — {attempt.binding_error}"
     if attempt.node_name:
@@ -636,6 +661,13 @@ def _attempt_text(attempt: StoryAttempt, number: Optional[int]) -> str:
     if attempt.victims:
         text += f" → preempts {', '.join(attempt.victims)} on {attempt.nominated_node_name}"
     return text
+
+
+def wait_text(ms: int) -> str:
+    """A wait as a person says it: "10 min", "90 s", "2.5 s"."""
+    if ms % 60_000 == 0:
+        return f"{ms // 60_000} min"
+    return f"{ms // 1000} s" if ms % 1000 == 0 else f"{ms / 1000:g} s"
 
 
 def _change_text(pod: str, payload: ClusterChanged) -> str:

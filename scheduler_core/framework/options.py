@@ -11,6 +11,7 @@ frameworks with the defaults: its own nominator, time zero, no batching, preempt
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Callable, Generator, Iterator, Optional, Protocol, TypeVar
 
 from scheduler_core.model import (
@@ -125,12 +126,24 @@ def _time_zero() -> int:
     return 0
 
 
+# Where the run's wall clock starts when the scenario records no time of its own (run/epoch.py),
+# and what a framework built without a clock reads as now.
+DEFAULT_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def _default_now() -> datetime:
+    return DEFAULT_EPOCH
+
+
 @dataclass(frozen=True)
 class FrameworkOptions:
     """The framework's wiring, passed in when it is built (and to its plugins, on the handle)."""
 
     nominator: NominatedPods = field(default_factory=NoNominations)
     clock_ms: Callable[[], int] = _time_zero  # the run's logical clock
+    # The wall clock (time.Now()): the run's epoch plus its logical clock; a single pass's is the
+    # time the dump was taken (after everything it records). DynamicResources' binding timeout reads it.
+    now: Callable[[], datetime] = _default_now
     # OpportunisticBatching (on by default in the release): each profile keeps its last cycle's
     # sorted nodes. A single pass, like the corpus it reproduces, calls the plugins without it.
     opportunistic_batching: bool = False

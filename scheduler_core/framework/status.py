@@ -49,6 +49,9 @@ class Status:
     code: Code
     reasons: tuple[str, ...] = ()
     plugin: str = ""
+    # PreBind only: how long the plugin blocked before it returned this (DynamicResources waiting
+    # for binding conditions); the run's clock carries the wait, the binding cycle ends after it
+    after_ms: int = 0
 
     @staticmethod
     def unschedulable(*reasons: str) -> "Status":
@@ -59,8 +62,8 @@ class Status:
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons)
 
     @staticmethod
-    def error(message: str) -> "Status":
-        return Status(Code.ERROR, (message,))
+    def error(message: str, after_ms: int = 0) -> "Status":
+        return Status(Code.ERROR, (message,), after_ms=after_ms)
 
     @staticmethod
     def skip() -> "Status":
@@ -84,7 +87,7 @@ class Status:
         return ", ".join(self.reasons)
 
     def with_plugin(self, plugin: str) -> "Status":
-        return Status(self.code, self.reasons, plugin)
+        return Status(self.code, self.reasons, plugin, self.after_ms)
 
     def to_json(self) -> StatusJson:
         return {"code": self.code.label, "reasons": list(self.reasons)}

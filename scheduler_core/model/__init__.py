@@ -138,6 +138,7 @@ from scheduler_core.model.storage import (
     VolumeAttachment,
 )
 from scheduler_core.model.resource import (
+    AllocatedDeviceStatus,
     ALLOCATION_MODES,
     ALLOCATION_MODE_ALL,
     ALLOCATION_MODE_EXACT_COUNT,
@@ -155,6 +156,7 @@ from scheduler_core.model.resource import (
     CounterSet,
     Device,
     DeviceClass,
+    DeviceCondition,
     DeviceConstraint,
     DeviceRequest,
     DeviceResult,
@@ -244,6 +246,8 @@ __all__ = [
     "ClaimSpec",
     "CompleteOp",
     "ConsumerRef",
+    "AllocatedDeviceStatus",
+    "DeviceCondition",
     "Container",
     "ContainerImage",
     "ContainerPort",

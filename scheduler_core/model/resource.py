@@ -147,6 +147,13 @@ class Device:
     allow_multiple_allocations: Optional[bool] = None
     request_policies: dict[str, CapacityRequestPolicy] = field(default_factory=dict)  # by capacity name
     capacity_shown: dict[str, str] = field(default_factory=dict)  # each capacity's value as written back
+    # DRADeviceBindingConditions (kept only while it and DRAResourceClaimDeviceStatus are on): the
+    # conditions of the claim's device status that must all be True before a pod using the device
+    # is bound, any of those that fails its binding, and whether an allocation of the device is
+    # for the one node it was made for.
+    binding_conditions: tuple[str, ...] = ()
+    binding_failure_conditions: tuple[str, ...] = ()
+    binds_to_node: bool = False
 
     def capacity_text(self, name: str, value: Fraction) -> str:
         """An amount of capacity ``name`` as the API server writes it: in the format the device
@@ -263,6 +270,9 @@ class DeviceResult(Wire, frozen=True):  # type: ignore[misc]
     # allocation consumes of its capacities (canonical quantities, by capacity name).
     share_id: Optional[str] = msgspec.field(default=None, name="shareID")
     consumed_capacity: Optional[dict[str, str]] = None
+    # DRADeviceBindingConditions: the device's binding conditions, copied by the allocator
+    binding_conditions: Optional[tuple[str, ...]] = None
+    binding_failure_conditions: Optional[tuple[str, ...]] = None
 
     @property
     def device_id(self) -> tuple[str, str, str]:
@@ -288,6 +298,14 @@ class AllocationJSON(Wire, frozen=True):  # type: ignore[misc]
 class AllocationResult:
     results: tuple[DeviceResult, ...] = ()
     node_selector: Optional[NodeSelector] = None
+    # status.allocation.allocationTimestamp: written by PreBind with DRADeviceBindingConditions on
+    # (to the second, as the API server stores times); a binding waits at most bindingTimeout after it
+    allocation_timestamp: Optional[datetime] = None
+
+    @property
+    def binds_with_conditions(self) -> bool:
+        """Whether some allocated device has binding conditions (hasBindingConditions, per claim)."""
+        return any(result.binding_conditions for result in self.results)
 
     def wire(self) -> AllocationJSON:
         """Its wire form (the requirements said as lines)."""
@@ -304,6 +322,36 @@ class AllocationResult:
 
     def to_json(self) -> dict[str, object]:
         return self.wire().to_json()
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceCondition:
+    """A condition of an allocated device's status (metav1.Condition: what the scheduler reads)."""
+
+    type: str
+    status: str  # "True", "False" or "Unknown"
+    reason: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AllocatedDeviceStatus:
+    """status.devices[] of a claim (DRAResourceClaimDeviceStatus): a driver's report on one
+    allocated device; binding conditions are read from its conditions."""
+
+    driver: str
+    pool: str
+    device: str
+    share_id: Optional[str] = None
+    conditions: tuple[DeviceCondition, ...] = ()
+
+    def is_true(self, condition_type: str) -> bool:
+        """apimeta.IsStatusConditionTrue."""
+        return any(c.type == condition_type and c.status == "True" for c in self.conditions)
+
+    def condition(self, condition_type: str) -> Optional[DeviceCondition]:
+        """apimeta.FindStatusCondition."""
+        return next((c for c in self.conditions if c.type == condition_type), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,10 +380,22 @@ class ResourceClaim:
     doc_index: int = 0
     line: Optional[int] = None
     resource_version: int = field(default=0, compare=False)  # as the run's API server gave it
+    device_statuses: tuple[AllocatedDeviceStatus, ...] = ()  # status.devices (the drivers' reports)
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    def device_status(self, result: DeviceResult) -> Optional[AllocatedDeviceStatus]:
+        """getAllocatedDeviceStatus: the status of the result's device (by driver, pool, device)."""
+        return next(
+            (
+                status
+                for status in self.device_statuses
+                if (status.driver, status.pool, status.device) == (result.driver, result.pool, result.device)
+            ),
+            None,
+        )
 
     def is_reserved_for(self, uid: str) -> bool:
         """resourceclaim.IsReservedForPod."""
@@ -346,7 +406,9 @@ class ResourceClaim:
         return any(ref.controller and ref.uid == uid for ref in self.owner_references)
 
     def deallocated(self) -> "ResourceClaim":
-        return replace(self, allocation=None, reserved_for=())
+        """Allocation and reservations removed; the API server drops the deallocated devices'
+        statuses with them (dropDeallocatedStatusDevices)."""
+        return replace(self, allocation=None, reserved_for=(), device_statuses=())
 
 
 @dataclass(frozen=True, slots=True)

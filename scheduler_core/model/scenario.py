@@ -57,6 +57,9 @@ class NoticeCode(str, Enum):
     # Running pods whose allocated devices carry a NoExecute taint their claim does not tolerate
     # (DRADeviceTaints on): kube-controller-manager would evict them; the replay keeps them.
     DEVICE_TAINT_EVICTIONS = "device-taint-evictions"
+    # Devices with binding conditions (DRADeviceBindingConditions on): nobody in a replay sets the
+    # conditions, so a pod allocated one waits in PreBind until bindingTimeout, then fails.
+    BINDING_CONDITIONS = "binding-conditions"
 
 
 class Notice(Wire, frozen=True, omit_defaults=False):  # type: ignore[misc]

@@ -18,6 +18,7 @@ scheduler's own writes have been delivered, as they would act while it goes on.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Generator, Iterator, Optional, TypeVar
 
 from scheduler_core.backend.queue import (
@@ -42,11 +43,11 @@ from scheduler_core.framework.cluster_events import (
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.signers import Signature
-from scheduler_core.model import Pod, Scenario
+from scheduler_core.model import Pod, Scenario, names
 from scheduler_core.plugins.queue_sort import PrioritySort
 from scheduler_core.run.eventhandlers import EventHandlers
 from scheduler_core.run.recorder import RunRecorder
-from scheduler_core.run.schedule_one import ScheduleOne, Scheduler
+from scheduler_core.run.schedule_one import ScheduleOne, Scheduler, WaitingBinding
 
 MS_PER_SECOND = 1000
 # defaultEnqueueExtension: a plugin that says nothing is moved by every kind of event.
@@ -172,6 +173,10 @@ class KubeScheduler(ScheduleOne):
         self.attempts = 0
         self._last_progress_ms = 0  # when something other than an error retry last happened
         self._erroring: dict[str, None] = {}  # pods whose last attempt ended in an error
+        self._waited_out: set[str] = set()
+        # Binding cycles blocked in PreBind (DynamicResources' wait for binding conditions), by pod:
+        # each fails when its wait ends, or when a preemption cancels it (v1.36).
+        self._waiting: dict[str, WaitingBinding] = {}
         # Work handed to goroutines — a binding cycle's API calls, a preemption's — comes back as
         # informer events while the scheduler is already busy with the next pod: it lands once
         # that pod's attempt is over (at once when nothing else is queued).
@@ -245,6 +250,7 @@ class KubeScheduler(ScheduleOne):
         yield from self._schedule_one(info)
         for work in started:
             yield from work.land()
+        yield from self.land_due_bindings()  # cancelled by a preemption's calls
 
     def land_goroutines(self) -> Iterator[Event]:
         """Nothing is queued: the goroutines started so far run and land now."""
@@ -252,6 +258,24 @@ class KubeScheduler(ScheduleOne):
         for work in started:
             work.begin()
             yield from work.land()
+        yield from self.land_due_bindings()
+
+    def _wait_binding(self, waiting: WaitingBinding) -> None:
+        self._waiting[waiting.info.pod.key] = waiting
+
+    def next_binding_ms(self) -> Optional[int]:
+        """When the next binding blocked in PreBind fails."""
+        return min((waiting.due_ms for waiting in self._waiting.values()), default=None)
+
+    def land_due_bindings(self) -> Iterator[Event]:
+        """The bindings whose wait is over fail (in the order they are due, then began)."""
+        due = sorted(
+            (waiting for waiting in self._waiting.values() if waiting.due_ms <= self.clock.ms),
+            key=lambda waiting: waiting.due_ms,
+        )
+        for waiting in due:
+            del self._waiting[waiting.info.pod.key]
+            yield from self._waited_binding_fails(waiting)
 
     def next_backoff_ms(self) -> Optional[int]:
         """When the next pod leaves backoffQ. No node at all (a dump without nodes, or every node
@@ -262,14 +286,23 @@ class KubeScheduler(ScheduleOne):
         return self.queue.backoff.next_window_after()
 
     def only_error_retries_until(self, wake: int) -> bool:
-        """Nothing but pods failing with errors for a while: the release would retry them forever."""
-        return bool(self._erroring) and wake - self._last_progress_ms >= ERROR_RETRY_HORIZON_MS
+        """Nothing but pods failing with errors (or binding in vain again) for a while, and no
+        binding waiting for the first time: the release would retry them forever."""
+        return (
+            bool(self._erroring)
+            and wake - self._last_progress_ms >= ERROR_RETRY_HORIZON_MS
+            and all(key in self._waited_out for key in self._waiting)
+        )
 
     def flush_backoff_completed(self) -> None:
         self.queue.flush_backoff_completed()
 
     def still_retrying_errors(self) -> list[str]:
-        return [key for key in self._erroring if self.queue.queued_info(key) is not None]
+        return [
+            key
+            for key in self._erroring
+            if self.queue.queued_info(key) is not None or (key in self._waiting and self.cluster.pod(key) is not None)
+        ]
 
     # ------------------------------------------------------------------ preemption carried out
     # The API preemption's calls go through (framework.options.PreemptionAPI): a goroutine's
@@ -321,10 +354,19 @@ class KubeScheduler(ScheduleOne):
         yield from self.flush()
 
     def preempt_in_memory(self, victim: Pod, cancel_pre_bind: bool) -> bool:
-        """No victim can be preempted without an API call here: no plugin of a run waits at Permit,
-        and a binding cycle's PreBind runs within its attempt, before any preemption's calls are
-        made (a cycle's calls come after its own PreBind; a goroutine's after the next attempt's)."""
-        return False
+        """A victim blocked in PreBind has its binding cancelled (``cancel_pre_bind``: v1.36's
+        CancelPod): PreBind returns the cancellation's cause, and the binding cycle fails once
+        the calls that cancelled it are made. No plugin of a run waits at Permit, and any other
+        PreBind runs within its attempt."""
+        waiting = self._waiting.get(victim.key)
+        if not cancel_pre_bind or waiting is None or waiting.info.pod.uid != victim.uid:
+            return False
+        cause = f"preempted by {names.DEFAULT_PREEMPTION}"  # CancelPod's message: the cause PreBind returns
+        message = f'running PreBind plugin "{waiting.ending.plugin}": {cause}'
+        waiting.ending = replace(waiting.ending, message=message, after_ms=0)
+        waiting.due_ms = self.clock.ms
+        waiting.cancelled = True
+        return True
 
     def mark_disruption_target(self, preemptor: Pod, victim: Pod) -> Generator[Event, None, bool]:
         """PreemptPod's DisruptionTarget condition (a pod that has it already is not written)."""

@@ -6,7 +6,7 @@ ScheduleOne) and the other components (scheduler_core.run.standins: the kubelet,
 controller, the step driver and its controllers). This loop only decides what happens next: the
 scheduler's next attempt while anything is queued, its goroutines landing, else time jumps to the
 next thing that happens on its own (the kubelet removing a victim, a claim released, a back-off
-ending, a refused eviction retried, the next step); the run ends when nothing is left to happen.
+ending, a binding's wait in PreBind over, a refused eviction retried, the next step); the run ends when nothing is left to happen.
 Everything goes out as one typed event stream, through one recorder (scheduler_core.run.recorder).
 """
 
@@ -17,14 +17,14 @@ from datetime import datetime, timedelta
 from typing import Generator, Iterator, Optional
 
 from scheduler_core.backend.queue import LogicalClock
-from scheduler_core.cluster.store import DEFAULT_EPOCH, Cluster
+from scheduler_core.cluster.store import Cluster
 from scheduler_core.encoding.events import Event
 from scheduler_core.model import Pod, PodScheduledCondition, Scenario
 from scheduler_core.run.kube_scheduler import KubeScheduler
 from scheduler_core.run.recorder import Reads, RunRecorder
 from scheduler_core.run.schedule_one import TIE_BREAK_FIRST, fresh_copy
 from scheduler_core.run.standins import StandIns
-from scheduler_core.run.steps.driver import recorded_creation_times
+from scheduler_core.run.epoch import run_epoch
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.util.gcfreeze import frozen_after_first
 
@@ -134,6 +134,7 @@ class ClusterRun:
                 if wake is None:
                     break
             self.clock.advance_to(wake)
+            yield from scheduler.land_due_bindings()
             yield from others.removals_and_releases_due()
             scheduler.flush_backoff_completed()
             yield from others.wake()
@@ -142,16 +143,19 @@ class ClusterRun:
         yield self.recorder.run_end(scheduler.attempts, final, self._nominated(), scheduler.still_retrying_errors())
 
     def _next_wake(self) -> Optional[int]:
-        """The next time something happens on its own; a run without steps where only pods
-        failing with errors are left is over (the release would retry them for ever)."""
+        """The next time something happens on its own. Where only pods failing with errors (or
+        binding in vain again) are left, the run, or with steps the step, is over: the release
+        would retry them for ever."""
         others = self.stand_ins
-        times = [t for t in (self.kube_scheduler.next_backoff_ms(), others.next_wake_ms()) if t is not None]
+        scheduler = self.kube_scheduler
+        due = (scheduler.next_backoff_ms(), scheduler.next_binding_ms(), others.next_wake_ms())
+        times = [t for t in due if t is not None]
         wake = min(times) if times else None
         if (
             wake is not None
-            and others.steps is None
-            and self.kube_scheduler.only_error_retries_until(wake)
+            and scheduler.only_error_retries_until(wake)
             and others.idle()
+            and (others.steps is None or others.steps.next_wake() is None)
         ):
             return None
         return wake
@@ -186,25 +190,6 @@ def _take_dumped_conditions(scenario: Scenario) -> None:
             pod.scheduled_condition = PodScheduledCondition(
                 pod.recorded.status, pod.recorded.reason, pod.recorded.message
             )
-
-
-def run_epoch(scenario: Scenario) -> datetime:
-    """When the run starts: after the latest time the scenario records (a pod's status.startTime,
-    or in a run with steps its metadata.creationTimestamp) and the seconds its pods without one
-    take before the run, DEFAULT_EPOCH when it records none later. A dump is taken after everything in it happened, and the references
-    ran their scenarios on the day they were made: a running pod whose start the scenario leaves
-    out started when the run began, after every start it gives (preemption's last tie-break,
-    the latest start time of a node's victims, compares them), and the pods the controllers
-    make are newer than every pod of the scenario (the ReplicaSet's ranking compares them)."""
-    recorded = [pod.start_time for pod in scenario.pods if pod.start_time is not None]
-    if scenario.changes is not None:
-        recorded.extend(recorded_creation_times(scenario.changes, scenario.pods).values())
-    if not recorded:
-        return DEFAULT_EPOCH
-    # The pods started (or created) without a recorded time take the seconds just before the
-    # run, one each: the run begins after them all.
-    unrecorded = len(scenario.pods) + 1
-    return max(DEFAULT_EPOCH, max(recorded).replace(microsecond=0) + timedelta(seconds=unrecorded))
 
 
 def _start_running_pods(scenario: Scenario, epoch: datetime) -> None:

@@ -177,6 +177,11 @@ class BindingFailed(Unbound):
     rejected: bool
     # v1.32: a PreBind rejection is a FitError over the node, its plugin unschedulable (hints move it).
     unschedulable_plugins: frozenset[str] = frozenset()
+    # How long PreBind blocked before it failed (DynamicResources waiting for binding conditions):
+    # the pod stays assumed on the node meanwhile, and the failure is handled when the wait ends;
+    # ``plugin`` is the one that blocked (a preemption's cancellation names it again).
+    after_ms: int = 0
+    plugin: str = ""
 
 
 CycleEnding = Union[Bound, FitError, SchedulingError, BindingFailed]

@@ -385,10 +385,17 @@ class RunRecorder:
         return self.event(pod, ExtensionPoint.ATTEMPT_END, AttemptEnd(self._clock_ms(), attempt))
 
     def failed(
-        self, pod: str, attempt: int, written: Optional[str], victims: list[str], binding: Optional[BindingFailed]
+        self,
+        pod: str,
+        attempt: int,
+        written: Optional[str],
+        victims: list[str],
+        binding: Optional[BindingFailed],
+        cycle: Optional[int] = None,
     ) -> Event:
         """The failure handler's attempt end: the nomination it wrote, the victims its preemption
-        chose, the binding cycle's error."""
+        chose, the binding cycle's error; ``cycle``: the end of an earlier attempt, told again (a
+        binding blocked in PreBind that a preemption cancelled fails with another error)."""
         return self.event(
             pod,
             ExtensionPoint.ATTEMPT_END,
@@ -399,6 +406,8 @@ class RunRecorder:
                 victims,
                 binding.message if binding else None,
                 binding.node if binding else None,
+                binding.after_ms or None if binding else None,
+                cycle,
             ),
         )
 

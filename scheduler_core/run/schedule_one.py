@@ -77,6 +77,7 @@ from scheduler_core.run.outcomes import (
     ScoringFailed,
 )
 from scheduler_core.run.eventhandlers import EventHandlers, snapshot_of
+from scheduler_core.run.epoch import run_epoch
 from scheduler_core.run.recorder import Reads, RunRecorder, reads_queues, record_cycle
 
 # The PreBind plugins whose PreBindPreFlight answers AllowParallel in v1.36 (VolumeBinding's and
@@ -142,7 +143,11 @@ class Scheduler:
         # The API server the scheduler's storage and device caches are informers of (the run's
         # cluster; a single pass's own, holding the scenario's nodes and storage and device
         # objects: it binds in its snapshot, so its pods stay out of an API server's keeping).
-        self.api = api if api is not None else Cluster([], scenario.nodes, storage=scenario.storage, dra=scenario.dra)
+        self.api = (
+            api
+            if api is not None
+            else Cluster([], scenario.nodes, run_epoch(scenario), storage=scenario.storage, dra=scenario.dra)
+        )
         informers.start(self.api, self.snapshot)
         # ``hand_over_only``: the events go only to event_pipe's hand-over (the engine's process).
         self.snapshot.node_lists_as_positions = hand_over_only
@@ -158,8 +163,14 @@ class Scheduler:
         self.pre_bind_rejection_is_fit_error = not features.pre_bind_after_done
         # PreBindPreFlight (with NominatedNodeNameForExpectation) groups the plugins that allow it.
         self.parallel_pre_bind = PARALLEL_PRE_BIND if features.parallel_pre_bind and expectation else frozenset()
+        # With NominatedNodeNameForExpectation the binding cycle nominates the pod to its node before
+        # a PreBind that has work to do (modelled where that PreBind blocks: docs/DRA.md).
+        self.nominates_before_pre_bind = expectation
         registry = registry if registry is not None else in_tree_registry(features)
         single_pass = options is None
+        # A single pass shows each pod's first cycle: a binding that waits in PreBind is still
+        # waiting when the pass ends (the pod counts on its node), so the cycle's answer is the node.
+        self.single_pass = single_pass
         if options is None:
             nominator = Nominator(lambda pod: bool(pod.node_name))
             for pod in scenario.pending_pods:
@@ -167,6 +178,8 @@ class Scheduler:
             options = FrameworkOptions(nominator=nominator)
         if options.object_writes is None:  # the plugins write through the API server
             options = dataclasses.replace(options, object_writes=ObjectWrites(self.api))
+        api_now = self.api
+        options = dataclasses.replace(options, now=lambda: api_now.now)  # time.Now(): the run's wall clock
         self.options = options
         self.nominator = options.nominator
         # One framework per profile, keyed by its schedulerName (profile.NewMap); every profile
@@ -751,8 +764,13 @@ class Cycle:
             failed: Optional[tuple[str, Status]] = None
             for plugin, status in run(self.state, self.pod, node):
                 yield BindingStepDone(point, plugin, status, node)
-                if failed is None and is_failure(status) and not status.is_skip:
-                    assert status is not None  # a failure is a status
+                # the first failure in profile order, unless one run beside it fails sooner (a
+                # PreBind that waits is cancelled when another fails: the instant failure is the result)
+                if (
+                    is_failure(status)
+                    and not status.is_skip
+                    and (failed is None or status.after_ms < failed[1].after_ms)
+                ):
                     failed = (plugin, status)
             if failed is not None:
                 return self._binding_failed(point, failed[0], failed[1], node)
@@ -768,9 +786,14 @@ class Cycle:
         the one node (schedulingCycle); a PreBind or Bind failure happens in the binding cycle,
         after Done, and goes back as an error whatever its code (handleBindingCycleError). The
         framework wraps an error's message, not a rejection's."""
+        status = status.with_plugin(plugin)
+        if status.after_ms:  # PreBind blocks this long first: the pod stays assumed until then
+            if self.scheduler.single_pass:
+                return Bound(node)
+            message = f'running {point.value} plugin "{plugin}": {status.message}'
+            return BindingFailed(node, message, False, after_ms=status.after_ms, plugin=plugin)
         self.fw.run_unreserve(self.state, self.pod, node)
         self.snapshot.unbind(self.pod)
-        status = status.with_plugin(plugin)
         if point in (ExtensionPoint.PRE_BIND, ExtensionPoint.BIND):
             fit_error = self.scheduler.pre_bind_rejection_is_fit_error and point is ExtensionPoint.PRE_BIND
             if status.is_rejected and fit_error:
@@ -959,6 +982,19 @@ def fresh_copy(scenario: Scenario) -> Scenario:
     return dataclasses.replace(scenario, pods=[copy.copy(p) for p in scenario.pods])
 
 
+@dataclass(slots=True)
+class WaitingBinding:
+    """A binding cycle blocked in PreBind: when its wait ends, the popped pod's queue entry, how it
+    fails, its cycle (state and framework for Unreserve) and the attempt's index in the run."""
+
+    due_ms: int
+    info: QueuedPodInfo
+    ending: BindingFailed
+    cycle: Cycle
+    attempt_index: int
+    cancelled: bool = False  # by a preemption (its error replaced the wait's)
+
+
 class ScheduleOne:
     """ScheduleOne and handleSchedulingFailure: one popped pod's attempt in the scheduler process
     (scheduler_core.run.kube_scheduler's ``KubeScheduler``, which is this class and scheduler.go's
@@ -976,6 +1012,7 @@ class ScheduleOne:
     others_react: Callable[[], Iterator[Event]]
     attempts: int
     _erroring: dict[str, None]
+    _waited_out: set[str]  # pods whose binding waited for binding conditions in vain
     _last_progress_ms: int
     _clears_nomination_when_bound: bool
     _skips_recreated_pods: bool
@@ -985,6 +1022,10 @@ class ScheduleOne:
     @abstractmethod
     def go(self, begin: Callable[[], None], land: Callable[[], Iterator[Event]]) -> None:
         """Hands work to a goroutine (it lands once the next pod's attempt is over)."""
+
+    @abstractmethod
+    def _wait_binding(self, waiting: "WaitingBinding") -> None:
+        """Keeps a binding cycle blocked in PreBind until ``waiting.due_ms`` (or its cancellation)."""
 
     @abstractmethod
     def flush(self) -> Iterator[Event]:
@@ -1023,6 +1064,8 @@ class ScheduleOne:
         self._note_progress(pod, ending)
         if isinstance(ending, Bound):
             yield from self._binding_cycle(info, ending, own_writes, cycle)
+        elif isinstance(ending, BindingFailed) and ending.after_ms:
+            yield from self._binding_waits(info, ending, own_writes, cycle)
         else:
             yield from self._handle_scheduling_failure(info, ending, own_writes)
 
@@ -1050,9 +1093,17 @@ class ScheduleOne:
         )
 
     def _note_progress(self, pod: Pod, ending: CycleEnding) -> None:
-        if isinstance(ending, (SchedulingError, BindingFailed)):
+        """Whether the attempt moved the run on: errors do not, nor does anything but a binding
+        for a pod whose binding already waited in vain (it would wait, fail and be deallocated for
+        ever). A first wait does: the run goes on until it ends (``_waited_binding_fails``)."""
+        if isinstance(ending, BindingFailed) and ending.after_ms and pod.key not in self._waited_out:
+            return
+        if isinstance(ending, (SchedulingError, BindingFailed)) or (
+            pod.key in self._waited_out and not isinstance(ending, Bound)
+        ):
             self._erroring[pod.key] = None
             return
+        self._waited_out.discard(pod.key)
         self._erroring.pop(pod.key, None)
         self._last_progress_ms = self.clock.ms
 
@@ -1074,6 +1125,48 @@ class ScheduleOne:
             yield from self._bound_pod_gone(cycle, node)
         yield from self.flush()
         yield from self.others_react()
+
+    def _binding_waits(
+        self, info: QueuedPodInfo, ending: BindingFailed, prebind_writes: list[ClusterChange], cycle: Cycle
+    ) -> Iterator[Event]:
+        """PreBind blocks (DynamicResources waiting for binding conditions nobody sets in a
+        replay): the binding cycle called Done before PreBind, the pod stays assumed on its node,
+        PreBind's writes land as a binding goroutine's do, and the binding cycle fails when the
+        wait ends — or sooner, when a preemption cancels it (``preempt_in_memory``). The
+        attempt's end is told now, with the error it ends with unless cancelled."""
+        pod = info.pod
+        self.queue.done(pod)
+        yield self.recorder.failed(pod.key, info.attempts, self._failure_nomination(), [], ending)
+        if self.scheduler.nominates_before_pre_bind:
+            # bindingCycle's updatePod before PreBind: the pod is assumed, so the queue skips the
+            # Update; the failure handler's patch at the end of the wait clears it again
+            self.cluster.patch_pod_status(pod.key, ClusterChangeKind.POD_STATUS, nominated_node_name=ending.node)
+            yield from self.flush()
+        self.go(lambda: None, lambda: self.storage_changes(prebind_writes))
+        self._wait_binding(WaitingBinding(self.clock.ms + ending.after_ms, info, ending, cycle, self.attempts - 1))
+
+    def _waited_binding_fails(self, waiting: "WaitingBinding") -> Iterator[Event]:
+        """The wait is over: handleBindingCycleError (Unreserve, ForgetPod), then the failure
+        handler; a pod deleted meanwhile is only forgotten."""
+        cycle, node, info = waiting.cycle, waiting.ending.node, waiting.info
+        key = info.pod.key
+        if waiting.cancelled:  # the attempt's end was told with the wait's error: told again, as it ended
+            yield self.recorder.failed(
+                key, info.attempts, self._failure_nomination(), [], waiting.ending, waiting.attempt_index
+            )
+        if waiting.cancelled or key not in self._waited_out:  # the cluster moved on
+            self._last_progress_ms = self.clock.ms
+        if not waiting.cancelled:  # it waited in vain: from now on the pod only loops
+            self._waited_out.add(key)
+        self._erroring[key] = None
+        cached = self.cluster.pod(key)
+        if cached is None or cached.uid != info.pod.uid:
+            yield from self._bound_pod_gone(cycle, node)
+            return
+        cycle.fw.run_unreserve(cycle.state, cycle.pod, node)
+        if self.snapshot.is_assumed(cycle.pod):
+            self.snapshot.unbind(self.snapshot.assumed_pod(cycle.pod.key) or cycle.pod)
+        yield from self._handle_scheduling_failure(info, waiting.ending, [], told=True)
 
     def _bound_pod_gone(self, cycle: Cycle, node: str) -> Iterator[Event]:
         """The pod was deleted while its binding was under way: Bind fails (not found) and
@@ -1100,6 +1193,7 @@ class ScheduleOne:
         info: QueuedPodInfo,
         ending: FitError | SchedulingError | BindingFailed,
         prebind_writes: list[ClusterChange],
+        told: bool = False,
     ) -> Iterator[Event]:
         """handleSchedulingFailure (after handleBindingCycleError for a failed binding cycle): back
         to the queue, the nomination, the status patch. A preemption that chose victims already
@@ -1141,7 +1235,8 @@ class ScheduleOne:
             written = None
         preemption = fit_error.preemption if fit_error is not None else None
         victims = sorted(victim.key for victim in preemption.victims) if preemption is not None else []
-        yield self.recorder.failed(pod.key, info.attempts, written, victims, binding)
+        if not told:  # a waited binding's attempt end was told when the wait began
+            yield self.recorder.failed(pod.key, info.attempts, written, victims, binding)
         if forgotten is not None:  # told before the moves it caused
             yield self.recorder.cluster(pod.key, ClusterChangeKind.BINDING_FAILED, node=forgotten.node_name)
             yield from self.moves()
@@ -1172,6 +1267,11 @@ class ScheduleOne:
             popped.key, ClusterChangeKind.POD_STATUS, condition.reason, condition=condition, **fields
         )
         yield from self.flush()
+
+    def _failure_nomination(self) -> Optional[str]:
+        """The nomination the failure handler of a failed binding writes (None: left as it is)."""
+        nominating = self.scheduler.failure_nominating
+        return nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
 
     def _forgotten(self, pod: Pod, binding: Optional[BindingFailed]) -> Optional[Pod]:
         """The assumed pod a failed binding cycle forgets (on the node it was binding to), after

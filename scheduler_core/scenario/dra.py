@@ -13,18 +13,23 @@ consumesCounters, perDeviceNodeSelection, per-device node selection) are validat
 replayed by the allocator, and from v1.36 those of DRAConsumableCapacity (allowMultipleAllocations,
 capacity requestPolicy, request capacity, distinctAttribute, an allocation's shareID and
 consumedCapacity; a CEL selector reading device.allowMultipleAllocations, which only an API server
-with the gate on compiles) and of DRAExtendedResource (a class's extendedResourceName, validated as
-an extended resource name). Kept fields of the features SchedLab does not replay —
-DRAPartitionableDevices before v1.35, DRAConsumableCapacity and DRAExtendedResource before v1.36
-(alpha there, turned on by --feature-gates; for the latter also a pod's request of
-deviceclass.resource.kubernetes.io/<class>) and DRADeviceBindingConditions (bindingConditions,
-bindingFailureConditions, bindsToNode) — make the load fail with an error naming the field, the
+with the gate on compiles), of DRAExtendedResource (a class's extendedResourceName, validated as
+an extended resource name) and of DRADeviceBindingConditions (a device's bindingConditions,
+bindingFailureConditions and bindsToNode, a result's conditions; a claim's status.devices, kept
+from v1.33 with DRAResourceClaimDeviceStatus, is read for their conditions). Kept fields of the
+features SchedLab does not replay — DRAPartitionableDevices before v1.35, DRAConsumableCapacity,
+DRAExtendedResource and DRADeviceBindingConditions before v1.36 (alpha there, turned on by
+--feature-gates; for DRAExtendedResource also a pod's request of
+deviceclass.resource.kubernetes.io/<class>) — make the load fail with an error naming the field, the
 release and the gate, never a silent drop.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
+
+import msgspec
 from fractions import Fraction
 from dataclasses import dataclass, replace
 from typing import Callable, Optional, TypeVar
@@ -32,6 +37,8 @@ from typing import Callable, Optional, TypeVar
 from scheduler_core.dra.cel import compile_selector, parse_semver
 from scheduler_core.dra.cel import SELECTOR_MAX_COST
 from scheduler_core.model import (
+    AllocatedDeviceStatus,
+    DeviceCondition,
     TAINT_EFFECT_NO_EXECUTE,
     TAINT_EFFECT_NO_SCHEDULE,
     TAINT_EFFECT_NONE,
@@ -122,7 +129,24 @@ PARTITIONABLE = "DRAPartitionableDevices"
 # DRAConsumableCapacity: v1.36's allocator (incubating, where the gate is on by default) is the one
 # replayed; turned on in v1.34 or v1.35 (alpha, another allocator variant) it is refused.
 CONSUMABLE = "DRAConsumableCapacity"
-REPLAYED_GATES = {DEVICE_TAINTS: 0, PARTITIONABLE: 35, CONSUMABLE: 36, EXTENDED_RESOURCE: 36}
+# DRADeviceBindingConditions: replayed where it is on by default (v1.36; alpha before, refused
+# there); the claim device statuses its conditions are read from (DRAResourceClaimDeviceStatus)
+# wherever the API server keeps them.
+BINDING_CONDITIONS = "DRADeviceBindingConditions"
+DEVICE_STATUS = "DRAResourceClaimDeviceStatus"
+REPLAYED_GATES = {
+    DEVICE_TAINTS: 0,
+    PARTITIONABLE: 35,
+    CONSUMABLE: 36,
+    EXTENDED_RESOURCE: 36,
+    BINDING_CONDITIONS: 36,
+    DEVICE_STATUS: 0,
+}
+BINDING_CONDITIONS_MAX_SIZE = 4  # resourceapi.BindingConditionsMaxSize (and BindingFailureConditionsMaxSize)
+DEVICE_STATUS_MAX_CONDITIONS = 8  # resourceapi.AllocatedDeviceStatusMaxConditions
+CONDITION_STATUSES = ("False", "True", "Unknown")
+CONDITION_REASON_MAX_LENGTH = 1024
+CONDITION_MESSAGE_MAX_LENGTH = 32 * 1024
 POLICY_MAX_OPTIONS = 10  # CapacityRequestPolicyDiscreteMaxOptions
 MAX_COUNTER_SETS = 8  # ResourceSliceMaxCounterSets
 MAX_COUNTERS_PER_SET = 32  # ResourceSliceMaxCountersPerCounterSet
@@ -130,7 +154,7 @@ MAX_CONSUMPTIONS_PER_DEVICE = 2  # ResourceSliceMaxDeviceCounterConsumptionsPerD
 MAX_COUNTERS_PER_CONSUMPTION = 32  # ResourceSliceMaxCountersPerDeviceCounterConsumption
 # A slice's binding conditions are kept only with DRAResourceClaimDeviceStatus on too
 # (resourceslice/strategy.go: dropDisabledDRADeviceBindingConditionsFields).
-_BINDING = ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
+_BINDING = (BINDING_CONDITIONS, DEVICE_STATUS)
 
 # (field, gates that must all be on for the API server to keep it; the first names it).
 _SLICE_GATED = (
@@ -140,20 +164,11 @@ _SLICE_GATED = (
 _DEVICE_PARTITIONABLE = tuple(
     (key, (PARTITIONABLE,)) for key in ("consumesCounters", "nodeName", "nodeSelector", "allNodes")
 )
-_DEVICE_GATED = (
-    ("bindingConditions", _BINDING),
-    ("bindingFailureConditions", _BINDING),
-    ("bindsToNode", _BINDING),
-    ("allowMultipleAllocations", (CONSUMABLE,)),
-)
+_DEVICE_GATED = (("allowMultipleAllocations", (CONSUMABLE,)),)
 _REQUEST_GATED = (("capacity", (CONSUMABLE,)),)
 # An allocation result's fields (resourceclaim/strategy.go: dropDisabledStatusFields); shareID is
 # recorded with its own validation (_share_id).
-_RESULT_GATED = (
-    ("consumedCapacity", (CONSUMABLE,)),
-    ("bindingConditions", ("DRADeviceBindingConditions",)),
-    ("bindingFailureConditions", ("DRADeviceBindingConditions",)),
-)
+_RESULT_GATED = (("consumedCapacity", (CONSUMABLE,)),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -784,6 +799,8 @@ def _device(
     node_name, selector, all_nodes = _device_node_selection(checked, per_device)
     partitionable_errors.extend(errors)
     _drop(item, _DEVICE_GATED, owner, gated)
+    conditions, failure_conditions = _binding_parameters(item, _BINDING, owner, gated)
+    binds_to_node = _binds_to_node(item, owner, gated)
     taints = _taints(item, owner, gated)
     attributes: dict[str, AttributeValue] = {}
     attributes_field = item.get_map("attributes")
@@ -833,7 +850,147 @@ def _device(
         allow,
         policies,
         shown if allow else {},
+        conditions,
+        failure_conditions,
+        binds_to_node,
     )
+
+
+# ---------------------------------------------------------------------- binding conditions
+
+
+def _binding_parameters(
+    item: Field, needs: tuple[str, ...], owner: str, sink: list[GatedField]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A device's or an allocation result's bindingConditions and bindingFailureConditions
+    (validateDeviceBindingParameters: at most 4 each, label names, no duplicates, no overlap, both
+    or neither), kept while ``needs`` are on; the errors are said where they are kept."""
+    keys = ("bindingConditions", "bindingFailureConditions")
+    read: dict[str, tuple[str, ...]] = {}
+    errors: dict[str, list[ScenarioError]] = {}
+    for key in keys:
+        child = item.get(key)
+        if child is not None:
+            checked, errors[key] = _deferred(child)
+            read[key] = _condition_names(checked, read.get(keys[0], ()) if key == keys[1] else ())
+    conditions, failures = read.get(keys[0], ()), read.get(keys[1], ())
+    for present, missing in (keys, reversed(keys)):
+        if read.get(present) and not read.get(missing):
+            where = (item.ctx.object, f"{item.path}.{missing}", item.line)
+            message = f"Invalid value: []: {missing} are required to use {present}"
+            errors[present].append(ScenarioError(*where, message, item.ctx.file))
+    for key in keys:
+        child = item.get(key)
+        if child is not None:
+            deferred = tuple(DeferredError(error) for error in errors[key])
+            sink.append(GatedField(needs, owner, child.path, child.line, child.ctx.file, deferred))
+    return conditions, failures
+
+
+def _condition_names(field: Field, conditions: tuple[str, ...]) -> tuple[str, ...]:
+    """One list of condition names (errors into ``field``'s own list); ``conditions``: the binding
+    conditions a failure condition must not repeat."""
+    items = field.items()
+    if len(items) > BINDING_CONDITIONS_MAX_SIZE:
+        field.error(f"Too many: {len(items)}: must have at most {BINDING_CONDITIONS_MAX_SIZE} items")
+    names: list[str] = []
+    for entry in items:
+        name = entry.as_str()
+        if len(items) <= BINDING_CONDITIONS_MAX_SIZE:
+            check(entry, name, is_qualified_name(name))
+        if name in names:
+            entry.error(f'Duplicate value: "{name[:80]}"')
+        elif name in conditions:
+            entry.error(
+                f'invalid value "{name[:80]}": bindingFailureConditions must not overlap with bindingConditions'
+            )
+        names.append(name)
+    return tuple(dict.fromkeys(names))
+
+
+def _binds_to_node(item: Field, owner: str, sink: list[GatedField]) -> bool:
+    """A device's bindsToNode: an allocation of it is for the node it was made for."""
+    child = item.get("bindsToNode")
+    if child is None:
+        return False
+    sink.append(GatedField(_BINDING, owner, child.path, child.line, child.ctx.file))
+    return child.as_bool() is True
+
+
+def _device_statuses(
+    status: Field, allocation: Optional[AllocationResult], owner: str, sink: list[GatedField]
+) -> tuple[AllocatedDeviceStatus, ...]:
+    """status.devices (DRAResourceClaimDeviceStatus: kept while it is on): each entry names an
+    allocated device (driver, pool, device, shareID) and carries the driver's conditions
+    (validateDeviceStatus, metav1 ValidateConditions); errors are said where the field is kept."""
+    field = status.get("devices")
+    if field is None:
+        return ()
+    checked, errors = _deferred(field)
+    allocated = {
+        (result.driver, result.pool, result.device, result.share_id or "")
+        for result in (allocation.results if allocation is not None else ())
+    }
+    found: list[AllocatedDeviceStatus] = []
+    for item in checked.items():
+        if not item.expect_map():
+            continue
+        ids = [item.get_str(key) for key in ("driver", "pool", "device")]
+        for key, value in zip(("driver", "pool", "device"), ids):
+            if not value:
+                item.error_at(key, "Required value")
+        share = item.get("shareID")
+        share_id = share.as_str() if share is not None else None
+        if all(ids) and (*ids, share_id or "") not in allocated:
+            item.error(f'invalid value "{"/".join(ids)[:80]}": must be an allocated device in the claim')
+        conditions = _conditions(item)
+        found.append(AllocatedDeviceStatus(ids[0], ids[1], ids[2], share_id, conditions))
+    deferred = tuple(DeferredError(error) for error in errors)
+    sink.append(GatedField((DEVICE_STATUS,), owner, field.path, field.line, field.ctx.file, deferred))
+    return tuple(found)
+
+
+def _conditions(item: Field) -> tuple[DeviceCondition, ...]:
+    """A device status's conditions (at most 8; metav1 ValidateCondition: a label name as type, a
+    known status, a reason, a transition time; types unique)."""
+    field = item.get("conditions")
+    if field is None:
+        return ()
+    items = field.items()
+    if len(items) > DEVICE_STATUS_MAX_CONDITIONS:
+        field.error(f"Too many: {len(items)}: must have at most {DEVICE_STATUS_MAX_CONDITIONS} items")
+    found: list[DeviceCondition] = []
+    seen: set[str] = set()
+    for entry in items:
+        if not entry.expect_map():
+            continue
+        kind = entry.get_str("type")
+        type_field = entry.get("type") or entry
+        if kind in seen:
+            type_field.error(f'Duplicate value: "{kind[:80]}"')
+        seen.add(kind)
+        check(type_field, kind, is_qualified_name(kind))
+        status_field = entry.get("status") or entry
+        check_str_enum(status_field, entry.get_str("status"), CONDITION_STATUSES)
+        if read_time(entry.get("lastTransitionTime")) is None and not entry.get_str("lastTransitionTime"):
+            entry.error_at("lastTransitionTime", "Required value")
+        reason = entry.get_str("reason")
+        if not reason:
+            entry.error_at("reason", "Required value")
+        elif not _CONDITION_REASON.match(reason) or len(reason) > CONDITION_REASON_MAX_LENGTH:
+            (entry.get("reason") or entry).error(
+                f'invalid value "{reason[:80]}": a condition reason must start with alphabetic character, '
+                "optionally followed by a string of alphanumeric characters or '_,:', and must end with an "
+                f"alphanumeric character or '_' (at most {CONDITION_REASON_MAX_LENGTH} characters)"
+            )
+        message = entry.get_str("message")
+        if len(message) > CONDITION_MESSAGE_MAX_LENGTH:
+            entry.error_at("message", f"Too long: may not be more than {CONDITION_MESSAGE_MAX_LENGTH} bytes")
+        found.append(DeviceCondition(kind, entry.get_str("status"), reason, message))
+    return tuple(found)
+
+
+_CONDITION_REASON = re.compile(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
 
 
 # ---------------------------------------------------------------------- consumable capacity
@@ -1190,7 +1347,7 @@ def _resource_claim(obj: Field, meta: Metadata, doc_index: int, gated: list[Gate
         obj.error_at("spec", "Required value")
     claim_spec = _claim_spec(spec, owner, gated) if spec is not None else ClaimSpec()
     names = {request.name: tuple(sub.name for sub in request.first_available) for request in claim_spec.requests}
-    allocation, reserved = _claim_status(obj.get_map("status"), names, owner, gated)
+    allocation, reserved, device_statuses = _claim_status(obj.get_map("status"), names, owner, gated)
     uid = meta.uid or f"uid-resourceclaim-{meta.namespace}-{meta.name}"  # the API server always sets one
     return ResourceClaim(
         meta.namespace,
@@ -1206,16 +1363,17 @@ def _resource_claim(obj: Field, meta: Metadata, doc_index: int, gated: list[Gate
         reserved,
         doc_index,
         obj.line,
+        device_statuses=device_statuses,
     )
 
 
 def _claim_status(
     status: Optional[Field], names: dict[str, tuple[str, ...]], owner: str, gated: list[GatedField]
-) -> tuple[Optional[AllocationResult], tuple[ConsumerRef, ...]]:
-    """validateResourceClaimStatusUpdate: reservedFor (at most 256, unique by uid) and the
-    allocation (at most 32 results, each naming a request of the claim)."""
+) -> tuple[Optional[AllocationResult], tuple[ConsumerRef, ...], tuple[AllocatedDeviceStatus, ...]]:
+    """validateResourceClaimStatusUpdate: reservedFor (at most 256, unique by uid), the
+    allocation (at most 32 results, each naming a request of the claim) and the device statuses."""
     if status is None:
-        return None, ()
+        return None, (), ()
     allocation = None
     allocation_field = status.get_map("allocation")
     if allocation_field is not None:
@@ -1235,6 +1393,7 @@ def _claim_status(
             else:
                 check(request, request.as_str(), dra_names.request_reference(request.as_str(), names))
             admin = item.get("adminAccess")
+            conditions, failure_conditions = _binding_parameters(item, (BINDING_CONDITIONS,), owner, gated)
             results.append(
                 DeviceResult(
                     item.get_str("request"),
@@ -1244,11 +1403,14 @@ def _claim_status(
                     admin.as_bool() if admin is not None else None,
                     _share_id(item, owner, gated),
                     _consumed_capacity(item.get_map("consumedCapacity")),
+                    conditions or None,
+                    failure_conditions or None,
                 )
             )
         selector_field = allocation_field.get("nodeSelector")
         selector = node_selector(selector_field) if selector_field is not None else None
-        allocation = AllocationResult(tuple(results), selector)
+        timestamp = read_time(allocation_field.get("allocationTimestamp"))
+        allocation = AllocationResult(tuple(results), selector, timestamp)
     reserved = []
     consumers = [item for item in _bounded_list(status, "reservedFor", RESERVED_FOR_MAX_SIZE) if item.expect_map()]
     _duplicates([(item.get_str("uid"), item) for item in consumers if item.get_str("uid")])
@@ -1261,7 +1423,7 @@ def _claim_status(
         )
     if reserved and allocation is None:
         status.error_at("reservedFor", "Forbidden: may not be specified when `allocated` is not set")
-    return allocation, tuple(reserved)
+    return allocation, tuple(reserved), _device_statuses(status, allocation, owner, gated)
 
 
 def _consumed_capacity(field: Optional[Field]) -> Optional[dict[str, str]]:
@@ -1413,6 +1575,7 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
         _without_consumable(settled)
     if not rules.gates.enabled(EXTENDED_RESOURCE):
         settled.classes = [replace(c, extended_resource_name=None) for c in settled.classes]
+    _without_disabled_binding(settled, rules)
     if rules.gates.enabled(TAINT_RULES) and reading.taint_rules:
         settled.slices = _with_rule_taints(settled.slices, reading.taint_rules)
     return settled, dropped, errors
@@ -1529,6 +1692,41 @@ def _without_taints(objects: DraObjects) -> None:
     ]
 
 
+def _without_disabled_binding(objects: DraObjects, rules: Rules) -> None:
+    """The objects as the API server stores them where DRADeviceBindingConditions (for a device's
+    fields: with DRAResourceClaimDeviceStatus) or DRAResourceClaimDeviceStatus (a claim's device
+    statuses) is off: those fields dropped."""
+    gates = rules.gates
+    if not all(gates.enabled(gate) for gate in _BINDING):
+        objects.slices = [
+            replace(
+                slice_,
+                devices=tuple(
+                    replace(d, binding_conditions=(), binding_failure_conditions=(), binds_to_node=False)
+                    for d in slice_.devices
+                ),
+            )
+            if any(d.binding_conditions or d.binding_failure_conditions or d.binds_to_node for d in slice_.devices)
+            else slice_
+            for slice_ in objects.slices
+        ]
+    results_kept, statuses_kept = gates.enabled(BINDING_CONDITIONS), gates.enabled(DEVICE_STATUS)
+    objects.claims = [_claim_as_kept(claim, results_kept, statuses_kept) for claim in objects.claims]
+
+
+def _claim_as_kept(claim: ResourceClaim, results_kept: bool, statuses_kept: bool) -> ResourceClaim:
+    allocation = claim.allocation
+    if not results_kept and allocation is not None and allocation.binds_with_conditions:
+        results = tuple(
+            msgspec.structs.replace(result, binding_conditions=None, binding_failure_conditions=None)
+            for result in allocation.results
+        )
+        claim = replace(claim, allocation=replace(allocation, results=results))
+    if not statuses_kept and claim.device_statuses:
+        claim = replace(claim, device_statuses=())
+    return claim
+
+
 def _without_consumable(objects: DraObjects) -> None:
     """The objects as the API server stores them while DRAConsumableCapacity is off: no shared
     devices or request policies, no capacity requests, no distinctAttribute, no shareID or
@@ -1584,7 +1782,7 @@ def _allocation_without_shares(allocation: Optional[AllocationResult]) -> Option
         r.share_id is not None or r.consumed_capacity is not None for r in allocation.results
     ):
         return allocation
-    results = tuple(DeviceResult(r.request, r.driver, r.pool, r.device, r.admin_access) for r in allocation.results)
+    results = tuple(msgspec.structs.replace(r, share_id=None, consumed_capacity=None) for r in allocation.results)
     return replace(allocation, results=results)
 
 

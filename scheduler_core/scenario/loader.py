@@ -1009,6 +1009,7 @@ def _notices(collected: _Collected, changes_make_work: bool = False, rules: Opti
         notices.append(kept)
     if rules is not None and rules.gates.enabled(dra.DEVICE_TAINTS):
         notices.extend(_device_taint_evictions(collected.dra))
+    notices.extend(_binding_conditions(collected.dra))
     return [*notices, *_reading_notices(collected), *_emptiness_notices(collected, changes_make_work)]
 
 
@@ -1026,6 +1027,25 @@ def _device_taint_evictions(objects: DraObjects) -> list[Notice]:
             f"(claim(s) {', '.join(claims[:5])}{', ...' if len(claims) > 5 else ''}): kube-controller-manager's "
             "device taint eviction controller would evict them; SchedLab does not replay it, so they stay running",
             tuple(pods),
+        )
+    ]
+
+
+def _binding_conditions(objects: DraObjects) -> list[Notice]:
+    """The slices with devices that have binding conditions (kept: the gates are on): who sets
+    those conditions is not part of a replay."""
+    slices = [s for s in objects.slices if any(device.binding_conditions for device in s.devices)]
+    if not slices:
+        return []
+    count = sum(1 for s in slices for device in s.devices if device.binding_conditions)
+    return [
+        Notice(
+            NoticeCode.BINDING_CONDITIONS,
+            f"{count} device(s) have binding conditions: a pod allocated one waits in PreBind until its "
+            "claim's status.devices conditions say the device is ready; no driver or controller sets them in a "
+            "replay, so the binding fails when DynamicResources' bindingTimeout (600 s by default) has passed, "
+            "unless the claim in the scenario already reports them (then as they are)",
+            tuple(f"ResourceSlice {s.name}" for s in slices),
         )
     ]
 

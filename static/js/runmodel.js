@@ -76,7 +76,7 @@ export class RunModel {
     const point = event.extensionPoint;
     if (LOOP_POINTS.has(point)) {
       // Queue moves and cluster changes name other pods: the cycle's pod comes from its own events.
-      if (point === "AttemptEnd") (this.cycles[event.cycle] ||= newCycle(event.cycle)).attemptEnd = event.payload;
+      if (point === "AttemptEnd") this.attemptEnded(event);
       return;
     }
     const cycle = (this.cycles[event.cycle] ||= newCycle(event.cycle));
@@ -90,6 +90,18 @@ export class RunModel {
     const slot = (cycle.points[point] ||= { plugins: new Map(), summary: null });
     if (event.plugin === null || event.plugin === undefined) slot.summary = event.payload;
     else slot.plugins.set(event.plugin, event.payload);
+  }
+
+  /** An attempt's end; one that corrects an earlier attempt's (a binding blocked in PreBind that a
+   * preemption cancelled) changes only that attempt's binding error. */
+  attemptEnded(event) {
+    const corrected = event.payload.correctsCycle;
+    if (corrected === undefined || corrected === null) {
+      (this.cycles[event.cycle] ||= newCycle(event.cycle)).attemptEnd = event.payload;
+      return;
+    }
+    const earlier = (this.cycles[corrected] ||= newCycle(corrected));
+    earlier.attemptEnd = { ...(earlier.attemptEnd || {}), bindingError: event.payload.bindingError };
   }
 
   get finishedCycles() {

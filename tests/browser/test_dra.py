@@ -116,3 +116,27 @@ def test_a_shared_device_shows_its_shares_and_a_pending_pod_shows_the_capacity_u
         "shared device `nic-0` of pool net.example.com/node-1: 0 of 10Gi bandwidth left"
     )
     expect(page.locator(".dra-why")).to_contain_text("what earlier shares left of their capacity")
+
+
+BINDING = (Path(__file__).resolve().parents[2] / "examples" / "dra_binding_conditions.yaml").read_text()
+
+
+def test_a_binding_that_waits_for_device_binding_conditions_reads_as_such_in_the_timeline(page):
+    """DRADeviceBindingConditions (v1.36, from the kubelets): the scenario page names the devices
+    nobody attaches in a replay; the run's timeline says train-1's binding waits and fails 10 min
+    later, then the attempt that finds its claim timed out."""
+    created = api_post(page, "/api/scenarios", {"name": "fabric gpus", "text": BINDING})
+    page.goto(f"{page.base_url}/scenarios/{created['id']}/")
+    expect(page.locator("#validity")).to_contain_text("valid")
+    expect(page.locator("body")).to_contain_text("2 device(s) have binding conditions")
+    run_id = start_run(page)
+    page.goto(f"{page.base_url}/runs/{run_id}/")
+    attempts = page.locator("#timeline-panel li.attempt")
+    waited = attempts.filter(has_text="default/train-1 (attempt 1)")
+    expect(waited.locator(".text")).to_have_text(
+        "default/train-1 (attempt 1): chose node-1, binding waits for device binding conditions and fails 10 min "
+        'later — running PreBind plugin "DynamicResources": device binding timeout: context deadline exceeded'
+    )
+    expect(attempts.filter(has_text="default/train-1 (attempt 2)").locator(".text")).to_contain_text(
+        "2 resourceclaim not available on the node"
+    )

@@ -23,9 +23,11 @@
   request per container: extended.py), created at PreBind and named in the pod's status,
   deleted by Unreserve once created; one left from an earlier cycle fails every node and PostFilter
   deletes it.
-- The feature SchedLab does not replay (DRADeviceBindingConditions) takes its "off" path: a
-  scenario using its fields under a release where it is on is refused by the loader
-  (scenario/dra.py), so that path gives the release's answer for every scenario that loads.
+- DRADeviceBindingConditions (on from v1.36, with DRAResourceClaimDeviceStatus): PreBind stamps
+  each claim's allocationTimestamp and waits for the binding conditions of the devices it
+  allocated (binding.py: the conditions are as the dump has them, so the wait's end is known when
+  it begins; the run's clock carries it); Filter finds a claim whose binding failed or timed out
+  unavailable, and PostFilter deallocates it. ``bindingTimeout`` comes from the plugin's args.
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ import numpy as np
 
 from scheduler_core.model import names
 from scheduler_core.dra import claims as pod_claims
+from scheduler_core.plugins.dynamic_resources import binding
 from scheduler_core.plugins.dynamic_resources import extended as extended_resources
+from scheduler_core.plugins.dynamic_resources.args import DynamicResourcesArgs
 from scheduler_core.dra.allocator import (
     AllocationError,
     AllocationMemo,
@@ -148,6 +152,9 @@ class _ClaimsState:
     node_extended: dict[str, tuple[Optional[ResourceClaim], tuple[ContainerExtendedResourceRequest, ...]]] = field(
         default_factory=dict
     )
+    # DRADeviceBindingConditions: the allocated claims whose binding failed or timed out (Filter
+    # finds them unavailable on every node; the check reads no node, so PreFilter makes it once)
+    binding_unavailable: frozenset[int] = frozenset()
 
     def clone(self) -> "_ClaimsState":
         return self  # the release's Clone returns the same pointer
@@ -200,9 +207,16 @@ def _chosen(results: tuple[DeviceResult, ...], request: str) -> tuple[str, ...]:
 class DynamicResources:
     name: ClassVar[str] = names.DYNAMIC_RESOURCES
 
-    def __init__(self, handle: Handle, features: Features = DEFAULT_RULES.features) -> None:
+    def __init__(
+        self, handle: Handle, features: Features = DEFAULT_RULES.features, args: Optional[DynamicResourcesArgs] = None
+    ) -> None:
         self.handle = handle
         self.features = features
+        self.args = args if args is not None else DynamicResourcesArgs()
+        # isClaimReadyForBinding and the wait at PreBind: with both gates on (v1.36's default)
+        self._binding_conditions = (
+            features.enable_dra_device_binding_conditions and features.enable_dra_resource_claim_device_status
+        )
         # Allocate's answers per node, kept from one cycle's allocator to the next
         self._allocation_memo = AllocationMemo()
         # node pictures: each device's verdict with the holder (its key and claim object) it was made
@@ -293,6 +307,13 @@ class DynamicResources:
             if status is not None:
                 return None, status
         data.available_on = available_on
+        if self._binding_conditions:
+            now, timeout = self.handle.options.now(), self.args.binding_timeout_ms
+            data.binding_unavailable = frozenset(
+                index
+                for index, claim in enumerate(found)
+                if claim.allocation is not None and binding.unavailable(claim, timeout, now)
+            )
         if to_allocate:
             data.device_owners = self.dra.device_owners()
             data.owners_as_of = self.dra.devices_generation()
@@ -462,11 +483,13 @@ class DynamicResources:
 
     @staticmethod
     def _unavailable(data: _ClaimsState, node_info: NodeInfo) -> list[int]:
-        """The allocated claims whose allocation's node selector does not match this node."""
+        """The allocated claims not available on this node: their allocation's node selector does
+        not match it, or their binding failed or timed out."""
         return [
             index
             for index, selector in enumerate(data.available_on)
-            if selector is not None and not node_selector_matches(selector, node_info.node)
+            if (selector is not None and not node_selector_matches(selector, node_info.node))
+            or index in data.binding_unavailable
         ]
 
     def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[NodeFact, ...]:
@@ -475,10 +498,30 @@ class DynamicResources:
         status = self.filter(state, pod, node_info)
         if status is None or not status.reasons:
             return ()
+        data = state.read_optional(_STATE)
+        if status.reasons[0] == REASON_NOT_AVAILABLE and data is not None and data.binding_unavailable:
+            return tuple(
+                NodeFact(REASON_NOT_AVAILABLE, self._binding_fact(data.claims[index]))
+                for index in sorted(data.binding_unavailable)
+            )
         picture = self.node_pictures(state, pod, [node_info]).get(node_info.name)
         if picture is None or not picture.sentences:
             return ()
         return (NodeFact(status.reasons[0], "; ".join(picture.sentences)),)
+
+    def _binding_fact(self, claim: ResourceClaim) -> str:
+        """Why an allocated claim is unavailable everywhere: its binding failed, or timed out."""
+        ready = binding.readiness(claim)
+        if isinstance(ready, str):
+            return f"claim {claim.key}: {ready}"
+        allocation = claim.allocation
+        stamp = allocation.allocation_timestamp if allocation is not None else None
+        since = stamp.strftime("%Y-%m-%dT%H:%M:%SZ") if stamp is not None else "?"
+        timeout = f"{float(self.args.binding_timeout_ms / 1000):g} s"
+        return (
+            f"claim {claim.key}: its devices' binding conditions were not all met within bindingTimeout ({timeout}) "
+            f"of its allocation at {since}; PostFilter deallocates it"
+        )
 
     def node_pictures(self, state: CycleState, pod: Pod, node_infos: list[NodeInfo]) -> dict[str, NodePicture]:
         """Per node, per request: the devices its class and selectors accept, which are free and
@@ -832,7 +875,18 @@ class DynamicResources:
             if isinstance(bound, Status):
                 return bound
             data.claims[index] = bound
-        return None
+        return self._wait_for_binding_conditions(data)
+
+    def _wait_for_binding_conditions(self, data: _ClaimsState) -> MaybeStatus:
+        """With binding conditions on a device allocated to the pod: the poll over the claims as the
+        scheduler's cache has them (binding.py), its end on the run's clock (``after_ms``)."""
+        if not self._binding_conditions or not any(
+            claim.allocation is not None and claim.allocation.binds_with_conditions for claim in data.claims
+        ):
+            return None
+        claims = [self.dra.claims.get(claim.key, claim) for claim in data.claims]
+        wait = binding.wait_for_conditions(claims, self.args.binding_timeout_ms, self.handle.options.now())
+        return None if wait.error is None else Status.error(wait.error, after_ms=wait.after_ms)
 
     def _bind_claim(self, data: _ClaimsState, index: int, pod: Pod, node_name: str) -> ResourceClaim | Status:
         """bindClaim: the finalizer (an update), then allocation and reservedFor (a status update);
@@ -889,6 +943,12 @@ class DynamicResources:
                     )
                 current = replace(current, allocation=allocation)
             current = replace(current, reserved_for=(*current.reserved_for, ConsumerRef("pods", pod.name, pod.uid)))
+            if self._binding_conditions:
+                if current.allocation is None:
+                    return Status.error(f"claim {claim.key} got deallocated elsewhere in the meantime")
+                if current.allocation.allocation_timestamp is None:
+                    stamp = binding.stamped(self.handle.options.now())
+                    current = replace(current, allocation=replace(current.allocation, allocation_timestamp=stamp))
             return self._writes().write_resource_claim(current)
         finally:
             if allocation is not None:
@@ -1047,9 +1107,10 @@ def new(
     """New: the release's plugin — none when DynamicResourceAllocation is off, without Score before v1.35."""
     if not features.enable_dynamic_resource_allocation:
         return DisabledDynamicResources()
+    parsed = DynamicResourcesArgs.parse(args, features)
     if features.dynamic_resources_scores:
-        return ScoringDynamicResources(handle, features)
-    return DynamicResources(handle, features)
+        return ScoringDynamicResources(handle, features, parsed)
+    return DynamicResources(handle, features, parsed)
 
 
 def _device_on_node(slice_: ResourceSlice, name: str, node: Node) -> bool:

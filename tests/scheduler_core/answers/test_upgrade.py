@@ -164,14 +164,28 @@ def test_the_newer_release_replays_the_dra_fields_its_api_server_keeps():
     assert (row.old_node, row.new_node, row.causes) == ("n1", None, ["DRADeviceTaints"])
 
 
-def test_a_newer_release_keeping_a_field_schedlab_does_not_replay_refuses_the_comparison():
+def test_a_release_turning_a_gate_on_schedlab_does_not_replay_refuses_the_comparison():
+    """DRADeviceBindingConditions is alpha in v1.35: asked on there (--feature-gates), its fields are refused."""
     bound = TAINTED_GPU.replace("  - name: gpu-0\n", "  - name: gpu-0\n    bindsToNode: true\n", 1)
     assert "bindsToNode" in bound
-    scenario = load_scenario(bound, release=ReleaseRequest(release_named("v1.35")))
+    scenario = load_scenario(bound, release=ReleaseRequest(release_named("v1.36")))
+    gates = {"DRADeviceBindingConditions": True}
     with pytest.raises(ScenarioInvalid) as raised:
-        compare_releases(scenario, release_named("v1.35"), release_named("v1.36"), run_to_the_end)
+        compare_releases(scenario, release_named("v1.35"), release_named("v1.36"), run_to_the_end, gates=gates)
     [error] = raised.value.errors
-    assert "SchedLab does not replay DRADeviceBindingConditions yet: the gate is on in v1.36" in error.message
+    assert "SchedLab does not replay DRADeviceBindingConditions yet: the gate is on in v1.35 with --feature-gates" in (
+        error.message
+    )
+
+
+def test_an_upgrade_to_v1_36_makes_a_pod_wait_for_a_device_nobody_attaches():
+    """examples/dra_binding_conditions.yaml: v1.35's API server drops the binding conditions and
+    train-1 is bound at once; v1.36 waits for them in vain, and the pod stays pending."""
+    example = (Path(__file__).resolve().parents[3] / "examples" / "dra_binding_conditions.yaml").read_text()
+    result = compare_releases(load_scenario(example), release_named("v1.35"), release_named("v1.36"), run_to_the_end)
+    moved = {pod.pod: pod for pod in result.pods}
+    assert (moved["default/train-1"].old_node, moved["default/train-1"].new_node) == ("node-1", None)
+    assert "DRADeviceBindingConditions" in moved["default/train-1"].touched_by
 
 
 def test_an_upgrade_to_v1_36_gives_a_pod_devices_for_its_extended_resource():

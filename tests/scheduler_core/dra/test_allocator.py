@@ -385,6 +385,48 @@ def test_first_fit_follows_the_pool_order():
     assert [(r.pool, r.device) for r in ordered.results] == [("a", "gpu-9")]
 
 
+# ---------------------------------------------------------------------- DRADeviceBindingConditions (v1.36 on)
+
+
+def _fabric_slice(binds_to_node: bool = False) -> ResourceSlice:
+    """Pool `a` (first by name) on every node, its device attached over a fabric before use."""
+    attached = replace(
+        make_gpu_slice("n1", 1).devices[0],
+        binding_conditions=("Attached",),
+        binding_failure_conditions=("AttachFailed",),
+        binds_to_node=binds_to_node,
+    )
+    return replace(
+        make_gpu_slice("n1", 1), name="a-fabric", pool="a", node_name="", all_nodes=True, devices=(attached,)
+    )
+
+
+def test_pools_with_binding_conditions_come_last():
+    """pools_incubating.go: the pools whose devices have binding conditions after the others."""
+    slices = [_fabric_slice(), replace(make_gpu_slice("n1", 1), name="b-1", pool="b")]
+    assert [p.name for p in gather_pools(slices, NODE, sort_by_name=True)] == ["b", "a"]
+    assert [p.name for p in gather_pools(slices, NODE)] == ["a", "b"]  # the stable variant never sees them
+    claim = make_resource_claim("c", exact(count=2))
+    [result] = Allocator(set(), CLASSES.get, slices, sort_pools=True).allocate(NODE, [claim])
+    assert [(r.pool, r.binding_conditions, r.binding_failure_conditions) for r in result.results] == [
+        ("b", None, None),
+        ("a", ("Attached",), ("AttachFailed",)),
+    ]
+
+
+def test_a_device_that_binds_to_its_node_pins_the_allocation_to_it():
+    """createNodeSelector: bindsToNode restricts the allocation to the node it was made for."""
+    claim = make_resource_claim("c")
+    [pinned] = Allocator(set(), CLASSES.get, [_fabric_slice(binds_to_node=True)], sort_pools=True).allocate(
+        NODE, [claim]
+    )
+    assert pinned.node_selector == NodeSelector(
+        (NodeSelectorTerm(match_fields=(NodeSelectorRequirement("metadata.name", "In", ("n1",)),)),)
+    )
+    [anywhere] = Allocator(set(), CLASSES.get, [_fabric_slice()], sort_pools=True).allocate(NODE, [claim])
+    assert anywhere.node_selector is None
+
+
 # ---------------------------------------------------------------------- DRAPartitionableDevices (v1.35 on)
 
 GI = Fraction(1 << 30)

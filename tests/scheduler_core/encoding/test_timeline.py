@@ -98,6 +98,42 @@ def test_a_single_pass_has_attempts_without_times():
     assert not story["finished"]
 
 
+def test_a_corrected_attempt_end_changes_only_that_attempts_binding_error():
+    """A binding blocked in PreBind and cancelled by a preemption: the late AttemptEnd names the
+    attempt it corrects (``correctsCycle``); the attempt under way keeps its own end."""
+    from scheduler_core.encoding.events import AttemptEnd, CycleEnd, Event
+
+    def event(cycle, point, payload):
+        return Event(cycle, "default/p", point, None, payload)
+
+    events = [
+        event(0, P.CYCLE_START, replace(_start(), pod="default/p")),
+        event(0, P.CYCLE_END, CycleEnd(node_name=None)),
+        event(0, P.ATTEMPT_END, AttemptEnd(0, 1, "", [], "waiting error", "n1", 600_000)),
+        event(1, P.CYCLE_START, replace(_start(), pod="default/q")),
+        event(1, P.CYCLE_END, CycleEnd(node_name="n2")),
+        event(1, P.ATTEMPT_END, AttemptEnd(5, 1)),
+        event(1, P.ATTEMPT_END, AttemptEnd(5, 1, "", [], "preempted", "n1", None, 0)),
+    ]
+    timeline = TimelineBuilder()
+    for item in events:
+        timeline.add(item)
+    assert [(a.pod, a.node_name, a.binding_error) for a in timeline.attempts] == [
+        ("default/p", "n1", "preempted"),
+        ("default/q", "n2", None),
+    ]
+    story = run_story([item.to_json() for item in events])["attempts"]
+    assert story[0]["text"] == "default/p (attempt 1): chose n1, binding failed — preempted"
+    assert story[1]["text"] == "default/q (attempt 1): scheduled to n2"
+
+
+def _start():
+    from scheduler_core.encoding.events import CycleStart
+    from tests.scheduler_core.encoding.payload_examples import every_field_set
+
+    return every_field_set(CycleStart)
+
+
 def test_the_clock_reads_minutes_seconds_and_milliseconds():
     assert clock_text(0) == "0:00.000"
     assert clock_text(12 * 60_000 + 3_045) == "12:03.045"

@@ -36,3 +36,19 @@ def test_a_device_toleration_matches_as_tolerates_taint_does():
     assert DeviceToleration("", "Exists", "", "NoExecute").tolerates(taint)
     assert not DeviceToleration("", "Exists", "", "NoSchedule").tolerates(taint)
     assert not DeviceToleration("example.com/broken", "Unknown").tolerates(taint)
+
+
+def test_a_claims_device_status_is_found_by_device_and_dropped_with_its_allocation():
+    """getAllocatedDeviceStatus, and dropDeallocatedStatusDevices when the allocation goes."""
+    from scheduler_core.model import AllocatedDeviceStatus, AllocationResult, DeviceCondition, DeviceResult
+
+    attached = DeviceCondition("Attached", "True", "Ok")
+    status = AllocatedDeviceStatus("fabric.example.com", "fabric", "fgpu-0", conditions=(attached,))
+    result = DeviceResult("gpu", "fabric.example.com", "fabric", "fgpu-0", binding_conditions=("Attached",))
+    other = DeviceResult("gpu", "fabric.example.com", "fabric", "fgpu-1")
+    claim = ResourceClaim("default", "c", allocation=AllocationResult((result,)), device_statuses=(status,))
+    assert claim.device_status(result) is status and claim.device_status(other) is None
+    assert status.is_true("Attached") and not status.is_true("AttachFailed")
+    assert status.condition("Attached") is attached and status.condition("AttachFailed") is None
+    assert claim.allocation.binds_with_conditions and not AllocationResult((other,)).binds_with_conditions
+    assert claim.deallocated().device_statuses == ()

@@ -346,3 +346,79 @@ def test_the_other_components_act_after_the_cycles_own_preemption_is_told():
     assert turns == ["others"]
     list(scheduler.preemption_done(preemptor))  # a goroutine's: at once
     assert turns == ["others", "others"]
+
+
+# ---------------------------------------------------------------------------- bindings blocked in PreBind
+
+from pathlib import Path  # noqa: E402
+
+from scheduler_core.encoding.timeline import StoryBuilder, TimelineBuilder  # noqa: E402
+
+BINDING_EXAMPLE = (Path(__file__).resolve().parents[3] / "examples" / "dra_binding_conditions.yaml").read_text()
+
+
+def _run(text: str):  # type: ignore[no-untyped-def]
+    run = ClusterRun(load_scenario(text))
+    return run, list(run.run())
+
+
+def test_a_pod_waiting_in_prebind_counts_on_its_node_until_the_wait_ends():
+    """The binding cycle blocks in PreBind: the pod stays assumed (its node's room and its devices
+    taken) until bindingTimeout, then Unreserve, ForgetPod and the failure handler."""
+    run, events = _run(BINDING_EXAMPLE)
+    failed = next(
+        e
+        for e in events
+        if e.extension_point is ExtensionPoint.CLUSTER and e.payload.kind is ClusterChangeKind.BINDING_FAILED
+    )
+    assert (failed.pod, failed.payload.node, failed.payload.time_ms) == ("default/train-1", "node-1", 600_000)
+    ends = [e for e in events if e.extension_point is ExtensionPoint.ATTEMPT_END and e.pod == "default/train-1"]
+    assert ends[0].payload.time_ms == 0 and ends[0].payload.binding_wait_ms == 600_000
+    assert run.kube_scheduler.still_retrying_errors() == ["default/train-1"]
+    assert set(run.kube_scheduler._waiting) == {"default/train-1"}  # its third attempt waits as the run stops
+
+
+PREEMPTING = (
+    BINDING_EXAMPLE
+    + """---
+apiVersion: schedlab.io/v1alpha1
+kind: Changes
+steps:
+- name: urgent work on node-1
+  operations:
+  - create:
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: urgent, namespace: default}
+      spec:
+        priority: 1000
+        nodeSelector: {kubernetes.io/hostname: node-1}
+        containers:
+        - name: main
+          resources: {requests: {cpu: '16'}}
+"""
+)
+
+
+def test_a_preemption_cancels_a_binding_blocked_in_prebind_and_corrects_that_attempts_end():
+    """v1.36's CancelPod: the victim is not deleted, its PreBind returns the cancellation's cause,
+    and the attempt it belongs to is told again with that error."""
+    _, events = _run(PREEMPTING)
+    timeline, story = TimelineBuilder(), StoryBuilder()
+    for event in events:
+        timeline.add(event)
+        story.add(event)
+    train_1 = [a for a in timeline.attempts if a.pod == "default/train-1"]
+    assert train_1[2].binding_error == 'running PreBind plugin "DynamicResources": preempted by DefaultPreemption'
+    assert train_1[0].binding_error.endswith("device binding timeout: context deadline exceeded")
+    corrected = next(a for a in story.attempts if a.pod == "default/train-1" and a.attempt == 3)
+    assert corrected.text.endswith(
+        'binding failed — running PreBind plugin "DynamicResources": preempted by DefaultPreemption'
+    )
+    assert not any(
+        e.extension_point is ExtensionPoint.CLUSTER
+        and e.pod == "default/train-1"
+        and e.payload.kind is ClusterChangeKind.POD_TERMINATING
+        for e in events
+    )
+    assert timeline.final["default/urgent"] == "node-1"

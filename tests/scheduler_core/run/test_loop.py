@@ -280,6 +280,22 @@ def test_a_pod_failing_with_an_error_forever_stops_the_run_and_is_named():
     assert summary["stoppedRetrying"] == ["default/trainer"] and summary["final"]["default/trainer"] is None
 
 
+def test_with_steps_a_step_where_only_errors_are_retried_goes_quiet_and_the_next_one_starts():
+    """The same pod failing forever, in a run with steps: its step ends after a minute of nothing
+    else, the next step runs, and the run ends after the last (before: it never ended)."""
+    broken = DRA_RUN.replace(
+        """spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}""",
+        """spec: {selectors: [{cel: {expression: 'device.attributes["x.example.com"].size > 1'}}]}""",
+    )
+    steps = broken + (
+        "---\napiVersion: schedlab.io/v1alpha1\nkind: Changes\nsteps:\n- name: cordon\n  operations:\n"
+        "  - cordon: {node: n1}\n"
+    )
+    summary = timeline_summary(run_to_the_end(load_scenario(steps), tie_break="first"))
+    assert [step["step"] for step in summary["steps"]] == [0, 1]
+    assert summary["stoppedRetrying"] == ["default/trainer"]
+
+
 # ---------------------------------------------------------------------------- preemption's victims deleted
 
 

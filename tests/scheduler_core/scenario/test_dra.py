@@ -310,13 +310,15 @@ CONSUMABLE = TOLERATING.replace(
 
 
 def test_a_field_of_a_feature_on_in_the_release_but_not_replayed_is_refused_with_the_way_out():
+    """DRADeviceBindingConditions is alpha in v1.35: turned on there, its fields are refused."""
     bound = SLICE.replace("    capacity:\n", "    bindsToNode: true\n    capacity:\n")
-    [error] = _refused(V136, NODE, bound)
+    [error] = _refused(V135, NODE, bound, gates={"DRADeviceBindingConditions": True})
     assert error == (
         f"line {line_of(stream(NODE, bound), 'bindsToNode')}: ResourceSlice n1-gpu: "
         "spec.devices[0].bindsToNode: SchedLab does not replay DRADeviceBindingConditions yet: the gate is "
-        "on in v1.36, where the API server keeps this field and the scheduler uses it; replay as --release v1.35 or "
-        "pass --feature-gates DRADeviceBindingConditions=false"
+        "on in v1.35 with --feature-gates DRADeviceBindingConditions=true, where the API server keeps this field "
+        "and the scheduler uses it; leave DRADeviceBindingConditions=true out of --feature-gates, or replay as "
+        "--release v1.36"
     )
     # with the gate off the field is dropped as that release's API server drops it
     scenario = _as(V136, NODE, CLASS, CONSUMABLE, gates={"DRAConsumableCapacity": False})
@@ -426,20 +428,13 @@ def test_a_request_policy_on_a_device_that_is_not_shared_is_forbidden():
     assert any("requestPolicy: Forbidden: allowMultipleAllocations must be true" in e for e in errors), errors
 
 
-@pytest.mark.parametrize(
-    "document, gate, path",
-    [
-        (
-            SLICE.replace("    capacity:\n", "    bindsToNode: true\n    capacity:\n"),
-            "DRADeviceBindingConditions",
-            "spec.devices[0].bindsToNode",
-        ),
-    ],
-)
-def test_each_feature_not_replayed_is_refused_in_v1_36_and_dropped_in_v1_35(document, gate, path):
-    errors = _refused(V136, NODE, document)
-    assert any(f"{path}: SchedLab does not replay {gate} yet" in e for e in errors), errors
-    assert any(path in dropped and gate in dropped for dropped in _dropped(_as(V135, NODE, document)))
+def test_binding_fields_are_kept_in_v1_36_and_dropped_in_v1_35():
+    document = SLICE.replace("    capacity:\n", "    bindsToNode: true\n    capacity:\n")
+    kept = _as(V136, NODE, document)
+    assert kept.dra.slices[0].devices[0].binds_to_node and not _dropped(kept)
+    older = _as(V135, NODE, document)
+    assert not older.dra.slices[0].devices[0].binds_to_node
+    assert _dropped(older) == ("ResourceSlice n1-gpu: spec.devices[0].bindsToNode (DRADeviceBindingConditions)",)
 
 
 COUNTERS = """\
@@ -972,9 +967,9 @@ def test_a_scenario_replayed_as_another_release_has_its_dra_fields_settled_again
     assert newer.dra.claims[0].spec.requests[0].exactly.tolerations
     older = replayed_as(newer, loaded.release)
     assert older.dra.slices[0].devices[0].taints == ()
-    refused = _as(V135, NODE, SLICE.replace("    capacity:\n", "    bindsToNode: true\n    capacity:\n"))
-    with pytest.raises(ScenarioInvalid):
-        replayed_as(refused, replace(refused.release, rules=rules_for(V136)))
+    dropped = _as(V135, NODE, SLICE.replace("    capacity:\n", "    bindsToNode: true\n    capacity:\n"))
+    kept = replayed_as(dropped, replace(dropped.release, rules=rules_for(V136)))
+    assert kept.dra.slices[0].devices[0].binds_to_node
 
 
 def test_binding_conditions_are_dropped_when_the_device_status_gate_is_off_and_the_notice_names_it():
@@ -1050,3 +1045,102 @@ def test_a_constraint_with_neither_attribute_is_refused_in_the_words_of_the_rele
     )
     [older] = _refused(V135, NODE, CLASS, bare)
     assert older.endswith("spec.devices.constraints[0].matchAttribute: Required value")
+
+
+FABRIC_SLICE = SLICE.replace(
+    "    capacity:\n",
+    "    bindingConditions: [Attached]\n    bindingFailureConditions: [AttachFailed]\n    bindsToNode: true\n"
+    "    capacity:\n",
+)
+ATTACHED_CLAIM = CLAIM.replace(
+    "      - {request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0}\n",
+    "      - {request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0, bindingConditions: [Attached],\n"
+    "         bindingFailureConditions: [AttachFailed]}\n"
+    '    allocationTimestamp: "2026-05-01T10:00:00Z"\n',
+).replace(
+    "  reservedFor:\n",
+    "  devices:\n"
+    "  - driver: gpu.example.com\n    pool: n1\n    device: gpu-0\n    conditions:\n"
+    '    - {type: Attached, status: "True", reason: Attached, message: on n1, lastTransitionTime: "2026-05-01T10:00:09Z"}\n'
+    "  reservedFor:\n",
+)
+
+
+def test_binding_conditions_and_device_statuses_are_read_where_the_gates_are_on():
+    from datetime import datetime, timezone
+
+    from scheduler_core.model import AllocatedDeviceStatus, DeviceCondition
+
+    scenario = _as(V136, NODE, CLASS, FABRIC_SLICE, ATTACHED_CLAIM)
+    device = scenario.dra.slices[0].devices[0]
+    assert (device.binding_conditions, device.binding_failure_conditions, device.binds_to_node) == (
+        ("Attached",),
+        ("AttachFailed",),
+        True,
+    )
+    claim = scenario.dra.claims[0]
+    assert claim.allocation is not None and claim.allocation.binds_with_conditions
+    assert claim.allocation.allocation_timestamp == datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
+    assert claim.device_statuses == (
+        AllocatedDeviceStatus(
+            "gpu.example.com", "n1", "gpu-0", conditions=(DeviceCondition("Attached", "True", "Attached", "on n1"),)
+        ),
+    )
+    assert not _dropped(scenario)
+    older = _as(V135, NODE, CLASS, FABRIC_SLICE, ATTACHED_CLAIM)
+    assert not older.dra.slices[0].devices[0].binding_conditions
+    assert not older.dra.claims[0].allocation.binds_with_conditions
+    assert older.dra.claims[0].device_statuses  # DRAResourceClaimDeviceStatus is on from v1.33
+    assert (
+        "ResourceClaim default/shared: status.allocation.devices.results[0].bindingConditions (DRADeviceBindingConditions)"
+        in (_dropped(older))
+    )
+    oldest = _as(Release(32, 13), NODE, CLASS, FABRIC_SLICE, ATTACHED_CLAIM)
+    assert not oldest.dra.claims[0].device_statuses
+    assert "ResourceClaim default/shared: status.devices (DRAResourceClaimDeviceStatus)" in _dropped(oldest)
+
+
+@pytest.mark.parametrize(
+    "conditions, failures, message",
+    [
+        ("[a, b, c, d, e]", "[f]", "spec.devices[0].bindingConditions: Too many: 5: must have at most 4 items"),
+        ("[Attached, Attached]", "[f]", 'spec.devices[0].bindingConditions[1]: Duplicate value: "Attached"'),
+        ("[Attached]", "[Attached]", "bindingFailureConditions must not overlap with bindingConditions"),
+        (
+            "[Attached]",
+            None,
+            "spec.devices[0].bindingFailureConditions: Invalid value: []: bindingFailureConditions are required",
+        ),
+        (
+            None,
+            "[AttachFailed]",
+            "spec.devices[0].bindingConditions: Invalid value: []: bindingConditions are required",
+        ),
+        ("['-bad-']", "[f]", 'spec.devices[0].bindingConditions[0]: invalid value "-bad-"'),
+    ],
+)
+def test_binding_parameters_are_validated_where_the_api_server_keeps_them(conditions, failures, message):
+    fields = "".join(
+        f"    {key}: {value}\n"
+        for key, value in (("bindingConditions", conditions), ("bindingFailureConditions", failures))
+        if value is not None
+    )
+    document = SLICE.replace("    capacity:\n", fields + "    capacity:\n")
+    errors = _refused(V136, NODE, document)
+    assert any(message in error for error in errors), errors
+    assert _as(V135, NODE, document).dra.slices[0].devices[0].binding_conditions == ()  # dropped: not checked
+
+
+def test_a_device_status_names_an_allocated_device_and_carries_valid_conditions():
+    wrong_device = ATTACHED_CLAIM.replace("    device: gpu-0\n    conditions:", "    device: gpu-7\n    conditions:")
+    [error] = _refused(V136, NODE, CLASS, FABRIC_SLICE, wrong_device)
+    assert (
+        'status.devices[0]: invalid value "gpu.example.com/n1/gpu-7": must be an allocated device in the claim' in error
+    )
+    bad = ATTACHED_CLAIM.replace('status: "True", reason: Attached', 'status: "Yes", reason: "1st"').replace(
+        ', lastTransitionTime: "2026-05-01T10:00:09Z"', ""
+    )
+    errors = _refused(V136, NODE, CLASS, FABRIC_SLICE, bad)
+    assert any('conditions[0].status: unsupported value "Yes"' in e for e in errors), errors
+    assert any("conditions[0].lastTransitionTime: Required value" in e for e in errors), errors
+    assert any('conditions[0].reason: invalid value "1st": a condition reason must start' in e for e in errors), errors

@@ -1499,3 +1499,13 @@ def test_sources_given_up_are_emptied_as_they_are_read_and_read_the_same():
     assert [n.name for n in read_given.nodes] == [n.name for n in read_kept.nodes] == ["n1"]
     assert [p.key for p in read_given.pods] == [p.key for p in read_kept.pods]
     assert [n.to_json() for n in read_given.notices] == [n.to_json() for n in read_kept.notices]
+
+
+def test_devices_with_binding_conditions_are_named_where_the_release_keeps_them():
+    """Nobody in a replay sets a device's binding conditions: the notice says what follows."""
+    text = (REPO / "examples" / "dra_binding_conditions.yaml").read_text()
+    [notice] = [n for n in load_scenario(text).notices if n.code is NoticeCode.BINDING_CONDITIONS]
+    assert notice.objects == ("ResourceSlice fabric-gpus",)
+    assert notice.message.startswith("2 device(s) have binding conditions: a pod allocated one waits in PreBind")
+    older = load_scenario(text, release=ReleaseRequest(release_named("v1.35")))
+    assert not [n for n in older.notices if n.code is NoticeCode.BINDING_CONDITIONS]

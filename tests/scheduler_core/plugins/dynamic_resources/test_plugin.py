@@ -731,3 +731,136 @@ def test_score_from_v1_36_reads_an_allocated_claims_own_allocation():
     plugin.pre_filter(state, pod, [])
     assert plugin.filter(state, pod, snapshot.node_infos[0]) is None
     assert plugin.score(state, pod, snapshot.node_infos[0]) == (0, None)
+
+
+# ---------------------------------------------------------------------- DRADeviceBindingConditions (v1.36)
+
+
+def _attached_slice(node: str):
+    """``node``'s GPU pool, its devices attached before use (binding conditions)."""
+    gpus = make_gpu_slice(node, 1)
+    devices = tuple(
+        replace(d, binding_conditions=("Attached",), binding_failure_conditions=("AttachFailed",)) for d in gpus.devices
+    )
+    return replace(gpus, devices=devices)
+
+
+def _binding_plugin(*claims, now):
+    from datetime import timedelta
+
+    from scheduler_core.framework.options import FrameworkOptions
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+
+    features = rules_for(next(r for r in SUPPORTED_RELEASES if r.minor == 36)).features
+    snapshot = dra_snapshot(
+        NODES, classes=[make_device_class()], slices=[_attached_slice("n1"), _attached_slice("n2")], claims=claims
+    )
+    handle = FakeHandle(snapshot, options=FrameworkOptions(now=lambda: now + timedelta(0)))
+    return snapshot, dynamic_resources.new({"bindingTimeout": "90s"}, handle, features)
+
+
+def _with_binding_conditions(claim, timestamp, *conditions):
+    import msgspec
+
+    from scheduler_core.model import AllocatedDeviceStatus
+
+    results = tuple(
+        msgspec.structs.replace(r, binding_conditions=("Attached",), binding_failure_conditions=("AttachFailed",))
+        for r in claim.allocation.results
+    )
+    statuses = tuple(AllocatedDeviceStatus(r.driver, r.pool, r.device, conditions=conditions) for r in results)
+    allocation = replace(claim.allocation, results=results, allocation_timestamp=timestamp)
+    return replace(claim, allocation=allocation, device_statuses=statuses if conditions else ())
+
+
+def test_pre_bind_stamps_the_allocation_and_waits_for_the_binding_conditions_until_the_timeout():
+    """PreBind: allocationTimestamp set (to the second), then PollUntilContextTimeout(5 s, bindingTimeout)."""
+    from datetime import datetime, timezone
+
+    now = datetime(2026, 5, 1, 10, 0, 0, 400_000, tzinfo=timezone.utc)
+    snapshot, plugin = _binding_plugin(make_resource_claim("c"), now=now)
+    state, pod = CycleState(), claiming_pod("p", "c")
+    plugin.pre_filter(state, pod, [])
+    assert plugin.filter(state, pod, snapshot.node_infos[0]) is None
+    plugin.reserve(state, pod, "n1")
+    status = plugin.pre_bind(state, pod, "n1")
+    assert status == Status.error("device binding timeout: context deadline exceeded", after_ms=90_000)
+    claim = snapshot.dra.claim("default", "c")
+    assert claim.allocation.allocation_timestamp == now.replace(microsecond=0)
+    assert claim.allocation.results[0].binding_conditions == ("Attached",)
+    assert [ref.name for ref in claim.reserved_for] == ["p"]
+
+
+def test_filter_finds_a_claim_whose_binding_failed_or_timed_out_unavailable_and_post_filter_deallocates_it():
+    """Filter: isClaimReadyForBinding's error, or not ready and isClaimTimeout."""
+    from datetime import datetime, timedelta, timezone
+
+    from scheduler_core.model import DeviceCondition
+
+    now = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
+    allocated = make_resource_claim("c", on=("gpu-0",), node="n1")
+    failed = DeviceCondition("AttachFailed", "True", "NoPath")
+    cases = {
+        "ready": (_with_binding_conditions(allocated, now, DeviceCondition("Attached", "True", "Ok")), None),
+        "failed": (_with_binding_conditions(allocated, now, failed), "resourceclaim not available on the node"),
+        "waiting": (_with_binding_conditions(allocated, now - timedelta(seconds=60)), None),
+        "timed out": (
+            _with_binding_conditions(allocated, now - timedelta(seconds=91)),
+            "resourceclaim not available on the node",
+        ),
+    }
+    for name, (claim, verdict) in cases.items():
+        snapshot, plugin = _binding_plugin(claim, now=now)
+        state, pod = CycleState(), claiming_pod("p", "c")
+        plugin.pre_filter(state, pod, [])
+        status = plugin.filter(state, pod, snapshot.node_infos[0])
+        assert (status.reasons[0] if status else None) == verdict, name
+    statuses = {"n1": Status.unresolvable("resourceclaim not available on the node").with_plugin("DynamicResources")}
+    assert plugin.post_filter(state, pod, NodeToStatus(statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)))[1] == (
+        Status.unschedulable("deallocation of ResourceClaim completed")
+    )
+    assert snapshot.dra.claim("default", "c").allocation is None
+
+
+BINDING_EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "dra_binding_conditions.yaml"
+
+
+def test_the_example_binds_an_attached_device_at_once_and_loops_on_one_nobody_attaches():
+    scenario, text = _timeline(BINDING_EXAMPLE.read_text())
+    assert "default/inference (attempt 1): scheduled to node-2" in text
+    assert "default/train-0 (attempt 1): scheduled to node-1" in text
+    assert (
+        "default/train-1 (attempt 1): chose node-1, binding waits for device binding conditions and fails 10 min "
+        'later — running PreBind plugin "DynamicResources": device binding timeout: context deadline exceeded'
+    ) in text
+    assert "10:00.000 default/train-1 no longer counted on node-1 (its binding failed)" in text
+    assert "default/train-1 (attempt 2): unschedulable — 0/2 nodes are available: 2 resourceclaim not available" in text
+    assert "run stopped after 5 attempt(s): default/train-1 kept failing" in text
+    _, older = _timeline(BINDING_EXAMPLE.read_text(), "v1.35")
+    assert "default/train-1 (attempt 1): scheduled to node-1" in older
+
+
+def test_filter_detail_says_why_a_claim_whose_binding_failed_or_timed_out_is_unavailable():
+    from datetime import datetime, timedelta, timezone
+
+    from scheduler_core.model import DeviceCondition
+
+    now = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
+    allocated = make_resource_claim("c", on=("gpu-0",), node="n1")
+    failed = DeviceCondition("AttachFailed", "True", "NoPath", "switch down")
+    for claim, fact in (
+        (
+            _with_binding_conditions(allocated, now, failed),
+            'claim default/c: device binding failed: claim=c, reason=NoPath, message="switch down"',
+        ),
+        (
+            _with_binding_conditions(allocated, now - timedelta(minutes=5)),
+            "claim default/c: its devices' binding conditions were not all met within bindingTimeout (90 s) of its "
+            "allocation at 2026-05-01T09:55:00Z; PostFilter deallocates it",
+        ),
+    ):
+        snapshot, plugin = _binding_plugin(claim, now=now)
+        state, pod = CycleState(), claiming_pod("p", "c")
+        plugin.pre_filter(state, pod, [])
+        [detail] = plugin.filter_detail(state, pod, snapshot.node_infos[1])
+        assert (detail.reason, detail.text) == ("resourceclaim not available on the node", fact)
