@@ -83,6 +83,15 @@ LESSONS = {
         "the Filter step shows who holds node-1's devices. Compare releases v1.35 and v1.36 to see what the "
         "upgrade changes.",
     ),
+    "dra_binding_conditions": Lesson(
+        "Devices attached over a fabric: binding conditions (v1.36)",
+        "The fabric GPUs must be attached before a pod using one is bound: the scheduler waits in PreBind until "
+        "the claim's device status says FabricAttached (binding conditions, on by default in v1.36, the release "
+        "the nodes' kubelets say). inference's claim already reports it and is bound at once; train-0 gets "
+        "node-1's local GPU, tried first; train-1 gets a fabric GPU that nothing in a replay attaches, so its "
+        "binding fails after the 10-minute binding timeout, the claim is deallocated and it tries again. Compare "
+        "releases v1.35 and v1.36 to see what the upgrade changes.",
+    ),
     "capacity_web": Lesson(
         "Capacity: how many more copies fit",
         "Three nodes of 2 CPU run four copies of a web app (500m each). How many more fit? Open the cluster view "
@@ -134,6 +143,7 @@ EXAMPLE_DEMOS = (
     "dra_partitioned_gpu",
     "dra_shared_nic",
     "dra_extended_gpu",
+    "dra_binding_conditions",
 )
 
 

@@ -22,6 +22,7 @@ def test_it_lists_the_demo_scenarios(owner: Client):
         "dra_partitioned_gpu",
         "dra_shared_nic",
         "dra_extended_gpu",
+        "dra_binding_conditions",
     ]
     assert all(d["name"] and d["description"] for d in demos)
 

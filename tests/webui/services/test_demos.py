@@ -25,6 +25,7 @@ def test_it_offers_the_four_seed_examples_and_the_repository_s_examples():
         "dra_partitioned_gpu",
         "dra_shared_nic",
         "dra_extended_gpu",
+        "dra_binding_conditions",
     ]
     for slug in demos.EXAMPLE_DEMOS:  # the CLI's examples and the app's demos are the same files
         assert demos.get(slug).text == (demos.examples_dir() / f"{slug}.yaml").read_text()

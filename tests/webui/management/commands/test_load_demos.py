@@ -15,5 +15,5 @@ def test_it_loads_the_demos_idempotently_and_names_each(capsys):
     assert capsys.readouterr().out.splitlines() == [f"loaded  {slug}" for slug in slugs]
     call_command("load_demos")
     assert capsys.readouterr().out.splitlines() == [f"up to date {slug}" for slug in slugs]
-    assert Scenario.objects.filter(demo_slug__isnull=False).count() == len(slugs) == 13
+    assert Scenario.objects.filter(demo_slug__isnull=False).count() == len(slugs) == 14
     assert all(s.versions.count() == 1 for s in Scenario.objects.all())
