@@ -174,6 +174,7 @@ class KubeScheduler(ScheduleOne):
         self._last_progress_ms = 0  # when something other than an error retry last happened
         self._erroring: dict[str, None] = {}  # pods whose last attempt ended in an error
         self._waited_out: set[str] = set()
+        self._last_failure: dict[str, object] = {}
         # Binding cycles blocked in PreBind (DynamicResources' wait for binding conditions), by pod:
         # each fails when its wait ends, or when a preemption cancels it (v1.36).
         self._waiting: dict[str, WaitingBinding] = {}

@@ -1013,6 +1013,7 @@ class ScheduleOne:
     attempts: int
     _erroring: dict[str, None]
     _waited_out: set[str]  # pods whose binding waited for binding conditions in vain
+    _last_failure: dict[str, object]  # each pod's last FitError (message, preemption)
     _last_progress_ms: int
     _clears_nomination_when_bound: bool
     _skips_recreated_pods: bool
@@ -1095,7 +1096,8 @@ class ScheduleOne:
     def _note_progress(self, pod: Pod, ending: CycleEnding) -> None:
         """Whether the attempt moved the run on: errors do not, nor does anything but a binding
         for a pod whose binding already waited in vain (it would wait, fail and be deallocated for
-        ever). A first wait does: the run goes on until it ends (``_waited_binding_fails``)."""
+        ever), nor a pod failing again exactly as it last failed (such loops requeue it). A first
+        wait does: the run goes on until it ends (``_waited_binding_fails``)."""
         if isinstance(ending, BindingFailed) and ending.after_ms and pod.key not in self._waited_out:
             return
         if isinstance(ending, (SchedulingError, BindingFailed)) or (
@@ -1105,6 +1107,13 @@ class ScheduleOne:
             return
         self._waited_out.discard(pod.key)
         self._erroring.pop(pod.key, None)
+        if isinstance(ending, FitError):
+            failure = (ending.message, ending.preemption)
+            if self._last_failure.get(pod.key) == failure:
+                return
+            self._last_failure[pod.key] = failure
+        else:
+            self._last_failure.pop(pod.key, None)
         self._last_progress_ms = self.clock.ms
 
     def _binding_cycle(

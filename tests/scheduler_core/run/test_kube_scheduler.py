@@ -422,3 +422,17 @@ def test_a_preemption_cancels_a_binding_blocked_in_prebind_and_corrects_that_att
         for e in events
     )
     assert timeline.final["default/urgent"] == "node-1"
+
+
+TURNS = (Path(__file__).resolve().parents[2] / "fixtures" / "dra" / "binding_turns.yaml").read_text()
+
+
+def test_pods_taking_turns_at_a_device_nobody_attaches_end_the_run():
+    """Two pods take turns at a fabric device nobody attaches (each wait ends in vain, the claim is
+    deallocated, the other pod takes the device) while a third fails again exactly as before each
+    time a deallocation requeues it: no progress, so the run stops a minute after the last change,
+    naming the pods left looping (it used to go on for ever)."""
+    _, events = _run(TURNS)
+    end = events[-1].payload
+    assert end.stopped_retrying == ["default/pod-4", "default/pod-3"]
+    assert end.time_ms < 5 * 60_000
