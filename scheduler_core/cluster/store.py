@@ -96,9 +96,6 @@ STORAGE_KINDS = (
 DEVICE_KINDS = (KIND_RESOURCE_CLAIM, KIND_CLAIM_TEMPLATE, KIND_SLICE, KIND_DEVICE_CLASS)
 OBJECT_KINDS = STORAGE_KINDS + DEVICE_KINDS
 
-# Where the logical clock starts when the scenario records no time of its own (run/epoch.py),
-# and where a cluster built without a clock has it: framework.options.DEFAULT_EPOCH.
-
 # A storage or device object (every one a frozen dataclass whose version equality ignores).
 Stored = TypeVar(
     "Stored",
