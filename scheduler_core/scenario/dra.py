@@ -866,24 +866,21 @@ def _binding_parameters(
     (validateDeviceBindingParameters: at most 4 each, label names, no duplicates, no overlap, both
     or neither), kept while ``needs`` are on; the errors are said where they are kept."""
     keys = ("bindingConditions", "bindingFailureConditions")
+    children = {key: child for key in keys if (child := item.get(key)) is not None}
     read: dict[str, tuple[str, ...]] = {}
     errors: dict[str, list[ScenarioError]] = {}
-    for key in keys:
-        child = item.get(key)
-        if child is not None:
-            checked, errors[key] = _deferred(child)
-            read[key] = _condition_names(checked, read.get(keys[0], ()) if key == keys[1] else ())
+    for key, child in children.items():
+        checked, errors[key] = _deferred(child)
+        read[key] = _condition_names(checked, read.get(keys[0], ()) if key == keys[1] else ())
     conditions, failures = read.get(keys[0], ()), read.get(keys[1], ())
     for present, missing in (keys, reversed(keys)):
         if read.get(present) and not read.get(missing):
             where = (item.ctx.object, f"{item.path}.{missing}", item.line)
             message = f"Invalid value: []: {missing} are required to use {present}"
             errors[present].append(ScenarioError(*where, message, item.ctx.file))
-    for key in keys:
-        child = item.get(key)
-        if child is not None:
-            deferred = tuple(DeferredError(error) for error in errors[key])
-            sink.append(GatedField(needs, owner, child.path, child.line, child.ctx.file, deferred))
+    for key, child in children.items():
+        deferred = tuple(DeferredError(error) for error in errors[key])
+        sink.append(GatedField(needs, owner, child.path, child.line, child.ctx.file, deferred))
     return conditions, failures
 
 
