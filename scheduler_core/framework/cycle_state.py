@@ -47,6 +47,19 @@ class CycleState:
     def read_optional(self, key: StateKey[T]) -> Optional[T]:
         return self._values.get(key)
 
+    def memo_content(self) -> Optional[tuple[Any, ...]]:
+        """What the values hold, comparable with another cycle's and not changed by later writes
+        (preemption's kept verdicts): each value's ``memo_content()``, in the order written; None
+        when a value has none or says it cannot tell (None)."""
+        content: list[tuple[str, Any]] = []
+        for key, value in self._values.items():
+            of = getattr(value, "memo_content", None)
+            held = of() if of is not None else None
+            if held is None:
+                return None
+            content.append((key.name, held))
+        return tuple(content)
+
     def clone(self) -> "CycleState":
         """Deep enough for the preemption dry run: each value's own ``clone()`` when it has one."""
         other = CycleState()

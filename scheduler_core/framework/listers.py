@@ -30,6 +30,7 @@ class SharedLister(Protocol):
     storage: StorageState
     dra: DraState
     pdbs: list[PodDisruptionBudget]
+    namespace_labels: dict[str, dict[str, str]]  # every namespace's labels (labels_of_namespace)
 
     @property
     def table(self) -> NodeTable[NodeInfo]: ...

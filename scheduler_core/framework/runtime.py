@@ -20,6 +20,7 @@ from scheduler_core.framework.batch import (
     score_per_node,
 )
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.kept_verdicts import VerdictMemo
 from scheduler_core.framework.interfaces import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
@@ -100,6 +101,9 @@ class ScoreOutcome:
 
 
 _NOMINATED_INFOS_KEPT = 10_000
+# The first pass of RunFilterPluginsWithNominatedPods on one node: each active Filter plugin's
+# answer (None: no nominated pod to add there), in a 1-tuple so that a kept None reads as found.
+NominatedVerdict = tuple[Optional[list[MaybeStatus]]]
 
 
 class Framework:
@@ -127,6 +131,8 @@ class Framework:
         self._addition_positions: np.ndarray = np.zeros(0, dtype=np.int64)  # their nodes' positions
         self._nominated_nodes_asked: Optional[tuple[int, object]] = None
         self._nominated_nodes: set[str] = set()
+        # The nominated pass's per-node answers, kept across cycles while their inputs are the same.
+        self.nominated_verdicts: VerdictMemo[NominatedVerdict] = VerdictMemo()
         self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
         self.signing_refusers = [plugin for plugin in self.signing_plugins if isinstance(plugin, RefusingSigner)]
         # The PreFilter plugins with extensions, in order, each with them (PreFilterExtensions() is

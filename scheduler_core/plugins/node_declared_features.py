@@ -68,6 +68,9 @@ class _PreFilterState:
     def clone(self) -> "_PreFilterState":
         return self  # other pods never change it
 
+    def memo_content(self) -> FeatureSet:
+        return self.required
+
 
 _PRE_FILTER = StateKey[_PreFilterState]("PreFilter" + names.NODE_DECLARED_FEATURES)
 

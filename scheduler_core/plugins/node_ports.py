@@ -45,6 +45,9 @@ class _PreFilterState:
     def clone(self) -> "_PreFilterState":
         return self  # not affected by adding or removing other pods
 
+    def memo_content(self) -> tuple[HostPort, ...]:
+        return self.wanted
+
 
 _PRE_FILTER = StateKey[_PreFilterState]("PreFilter" + names.NODE_PORTS)
 

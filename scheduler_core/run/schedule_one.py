@@ -39,13 +39,14 @@ from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_mes
 from scheduler_core.util.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
 from scheduler_core.framework.interfaces import FilterPlugin, NodeToStatus
+from scheduler_core.framework.kept_verdicts import BoundVerdicts, filter_inputs
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.framework.node_table import NodeList, gathered_names
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.registry import Registry
-from scheduler_core.framework.runtime import Framework, PreFilterOutcome, filter_failure_status
+from scheduler_core.framework.runtime import Framework, NominatedVerdict, PreFilterOutcome, filter_failure_status
 from scheduler_core.framework.signers import Signature
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_failure, is_success
 from scheduler_core.model import DEFAULT_SCHEDULER_NAME, Pod, PodScheduledCondition, Scenario
@@ -401,11 +402,22 @@ class Cycle:
         nominated_positions = [table.index[name] for name in nominated_nodes if name in table.index]
         slots = np.flatnonzero(np.isin(positions, np.asarray(nominated_positions, dtype=np.int64))).tolist()
         replaced: list[tuple[int, list[MaybeStatus]]] = []
+        kept = self._kept_nominated_verdicts() if slots else None
         for i in slots:
-            statuses = self._nominated_pass(infos[int(positions[i])])
+            statuses = self._nominated_pass(infos[int(positions[i])], kept)
             if statuses is not None and not all(is_success(status) for status in statuses):
                 replaced.append((i, statuses))
         return _with_verdicts(verdicts, replaced)
+
+    def _kept_nominated_verdicts(self) -> Optional[BoundVerdicts[NominatedVerdict]]:
+        """The nominated pass's verdicts an earlier attempt with the same inputs reached
+        (framework/kept_verdicts.py), None when they cannot be kept."""
+        inputs = filter_inputs(self.fw, self.state, self.pod) if self.fw.vectorized else None
+        if inputs is None:
+            return None
+        return self.fw.nominated_verdicts.bound(
+            inputs, lambda node: tuple(self.fw.nominated_pods_to_add(self.pod, node))
+        )
 
     def _nominated_pass_on_numbers(
         self,
@@ -441,8 +453,20 @@ class Cycle:
         fit = fit_verdicts_with(checked, table, positions[kept], added, fit_unresolvable(self.fw))
         return _with_nominated_fit(verdicts, kept, fit)
 
-    def _nominated_pass(self, node_info: NodeInfo) -> Optional[list[MaybeStatus]]:
-        """Each active Filter plugin's answer on the node with its nominated pods added (None: none to add)."""
+    def _nominated_pass(
+        self, node_info: NodeInfo, kept: Optional[BoundVerdicts[NominatedVerdict]] = None
+    ) -> Optional[list[MaybeStatus]]:
+        """Each active Filter plugin's answer on the node with its nominated pods added (None: none
+        to add); ``kept``: the answers of an earlier attempt with the same inputs."""
+        found = kept.get(node_info) if kept is not None else None
+        if found is not None:
+            return found[0]
+        statuses = self._nominated_statuses(node_info)
+        if kept is not None:
+            kept.put(node_info, (statuses,))
+        return statuses
+
+    def _nominated_statuses(self, node_info: NodeInfo) -> Optional[list[MaybeStatus]]:
         added, state, info = self.fw.add_nominated_pods(self.state, self.pod, node_info)
         if added is False:
             return None
@@ -823,6 +847,11 @@ class PostFilterVerdict:
 
     message: Optional[str]
     preemption: Optional[PreemptionOutcome]
+
+
+def _written_nomination(nominating: Optional[NominatingInfo]) -> Optional[str]:
+    """The nomination a failure handler's patch writes: an override's node (None: left as it is)."""
+    return nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
 
 
 def _first_error(verdicts: list[tuple[str, FilterVerdicts]], total: int) -> Optional[int]:
@@ -1239,9 +1268,7 @@ class ScheduleOne:
             self.queue.add_nominated_pod(info.pod, nominating)
         if forgotten is not None and binding is not None and binding.rejected:  # deferred past the failure handler
             self.handlers.assumed_pod_forgotten(forgotten, skip_itself=True)
-        written = nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
-        if recreated:
-            written = None
+        written = None if recreated else _written_nomination(nominating)
         preemption = fit_error.preemption if fit_error is not None else None
         victims = sorted(victim.key for victim in preemption.victims) if preemption is not None else []
         if not told:  # a waited binding's attempt end was told when the wait began
@@ -1279,8 +1306,7 @@ class ScheduleOne:
 
     def _failure_nomination(self) -> Optional[str]:
         """The nomination the failure handler of a failed binding writes (None: left as it is)."""
-        nominating = self.scheduler.failure_nominating
-        return nominating.nominated_node_name if nominating and nominating.mode == MODE_OVERRIDE else None
+        return _written_nomination(self.scheduler.failure_nominating)
 
     def _forgotten(self, pod: Pod, binding: Optional[BindingFailed]) -> Optional[Pod]:
         """The assumed pod a failed binding cycle forgets (on the node it was binding to), after

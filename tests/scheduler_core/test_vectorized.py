@@ -186,7 +186,8 @@ spec: {{priority: 10, terminationGracePeriodSeconds: 0,
     [
         pytest.param(_preemption_basic(12, 14), id="preemptors outnumbering the nodes, victims at two priorities"),
         pytest.param(
-            _preemption_basic(12, 14, extra=PDB), id="a PodDisruptionBudget on the victims (verdicts not kept)"
+            _preemption_basic(12, 14, extra=PDB),
+            id="a PodDisruptionBudget on the victims (verdicts kept under the same budgets)",
         ),
         pytest.param(_preemption_basic(12, 10, node_spec=TAINT), id="a node-only plugin rejecting before Fit"),
         pytest.param(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Protocol, Sequence
 
 from msgspec.structs import force_setattr
 
@@ -18,7 +18,7 @@ from scheduler_core.util.wire import Wire
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeToStatus, PluginsRunner
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.framework.status import Code, Status, is_failure, is_success
+from scheduler_core.framework.status import Code, MaybeStatus, Status, is_failure, is_success
 from scheduler_core.model import Pod, PodDisruptionBudget
 from scheduler_core.framework.preemption.victims import (
     REASON_NO_VICTIMS,
@@ -74,14 +74,29 @@ def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[N
     return [info for info in nodes if info.node.name in wanted] if wanted else []
 
 
+# One node's verdict: its candidate, or the status saying why it is none.
+NodeVerdict = tuple[Optional[Candidate], MaybeStatus]
+
+
+class KeptVerdicts(Protocol):
+    """Verdicts an earlier preemption reached on nodes, where everything they depend on is as it was
+    (the DefaultPreemption plugin's memo, bound to this preemption's inputs)."""
+
+    def get(self, node_info: NodeInfo) -> Optional[NodeVerdict]: ...
+
+    def put(self, node_info: NodeInfo, verdict: NodeVerdict) -> None: ...
+
+
 def dry_run_preemption(
     framework: PluginsRunner,
     state: CycleState,
     pod: Pod,
     nodes: list[NodeInfo],
     pdbs: "Sequence[PodDisruptionBudget] | Budgets" = (),
+    kept: Optional[KeptVerdicts] = None,
 ) -> DryRun:
-    """SelectVictimsOnNode on a clone of each node and of the cycle state."""
+    """SelectVictimsOnNode on a clone of each node and of the cycle state (or the verdict ``kept``
+    from an earlier preemption with the same inputs)."""
     result = DryRun()
     budgets = budgets_of(pdbs)  # looked up once for every node's victims
     for node_info in nodes:
@@ -89,14 +104,26 @@ def dry_run_preemption(
             # Same verdict select_victims_on_node would reach, without cloning anything.
             result.node_statuses[node_info.name] = NO_VICTIMS
             continue
-        victims, status = select_victims_on_node(framework, state.clone(), pod, node_info.clone(), budgets)
-        if is_success(status) and victims is not None and victims.pods:
-            result.candidates.append(Candidate(node_info.name, victims))
-            continue
-        if not is_failure(status):
-            status = expected_a_victim(node_info.name)
-        result.node_statuses[node_info.name] = status
+        verdict = kept.get(node_info) if kept is not None else None
+        if verdict is None:
+            verdict = _node_verdict(framework, state, pod, node_info, budgets)
+            if kept is not None:
+                kept.put(node_info, verdict)
+        candidate, status = verdict
+        if candidate is not None:
+            result.candidates.append(candidate)
+        elif status is not None:
+            result.node_statuses[node_info.name] = status
     return result.ordered()
+
+
+def _node_verdict(
+    framework: PluginsRunner, state: CycleState, pod: Pod, node_info: NodeInfo, pdbs: Budgets
+) -> NodeVerdict:
+    victims, status = select_victims_on_node(framework, state.clone(), pod, node_info.clone(), pdbs)
+    if is_success(status) and victims is not None and victims.pods:
+        return Candidate(node_info.name, victims), None
+    return None, status if is_failure(status) else expected_a_victim(node_info.name)
 
 
 ScoreFunc = Callable[[Victims], int]

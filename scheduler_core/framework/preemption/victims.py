@@ -105,6 +105,29 @@ def by_importance(infos: Sequence[PodInfo]) -> list[PodInfo]:
     return sorted_slice(infos, more_important)
 
 
+class SharedSelector:
+    """The budgets of one namespace with one selector: a pod that matches one matches them all.
+
+    Those listing no disrupted pod spend alike (one count for all of them, and the smallest
+    allowance is the first to go below zero); those listing some are spent one by one (a pod they
+    list spends nothing of theirs). A workload copied many times over with shared labels has one
+    budget per copy, every one matching every copy's pods: they are counted once, not per budget.
+    """
+
+    __slots__ = ("number", "least_allowed", "listing")
+
+    def __init__(self, number: int) -> None:
+        self.number = number  # this group's place among its preemption's groups
+        self.least_allowed: Optional[int] = None  # the smallest allowance of those listing none
+        self.listing: list[tuple[int, PodDisruptionBudget]] = []  # (index, budget) of the others
+
+    def add(self, index: int, pdb: PodDisruptionBudget) -> None:
+        if pdb.disrupted_pods:
+            self.listing.append((index, pdb))
+        elif self.least_allowed is None or pdb.disruptions_allowed < self.least_allowed:
+            self.least_allowed = pdb.disruptions_allowed
+
+
 class Budgets:
     """The PodDisruptionBudgets one preemption reads, looked up by what a pod could match.
 
@@ -113,21 +136,22 @@ class Budgets:
     selector is compiled once per preemption and a budget is asked only about the pods of its
     namespace that carry its selector's first ``key=value`` equality (every selector with one
     requires it); the others (only set-based requirements) about every pod of their namespace.
-    Budgets with the same selector share its compiled matcher, asked once per pod (a workload's
-    copies each have a budget selecting all of them). A budget with a nil or empty selector matches
-    nothing and is left out. The answers are those of asking every budget in order: each budget's
-    allowance is its own, so the order budgets are spent in does not matter, only the pods'.
+    Budgets with the same selector in one namespace are one ``SharedSelector``, asked once per pod.
+    A budget with a nil or empty selector matches nothing and is left out. The answers are those of
+    asking every budget in order: each budget's allowance is its own, so the order budgets are spent
+    in does not matter, only the pods'.
     """
 
     __slots__ = ("pdbs", "_by_pair", "_by_namespace")
 
     def __init__(self, pdbs: Sequence[PodDisruptionBudget]) -> None:
         self.pdbs = pdbs
-        # (namespace, key, value) -> matcher -> the budgets (with their index) whose selector it is
-        # and whose first equality that is
-        self._by_pair: dict[tuple[str, str, str], dict[Matcher, list[tuple[int, PodDisruptionBudget]]]] = {}
+        groups = 0
+        # (namespace, key, value) -> matcher -> the budgets whose selector it is and whose first
+        # equality that is
+        self._by_pair: dict[tuple[str, str, str], dict[Matcher, SharedSelector]] = {}
         # namespace -> matcher -> the budgets whose selector it is and has no equality
-        self._by_namespace: dict[str, dict[Matcher, list[tuple[int, PodDisruptionBudget]]]] = {}
+        self._by_namespace: dict[str, dict[Matcher, SharedSelector]] = {}
         for index, pdb in enumerate(pdbs):
             if pdb.selector is None or pdb.selector.is_empty:
                 continue
@@ -137,22 +161,26 @@ class Budgets:
                 bucket = self._by_pair.setdefault((pdb.namespace, key, value), {})
             else:
                 bucket = self._by_namespace.setdefault(pdb.namespace, {})
-            bucket.setdefault(matcher, []).append((index, pdb))
+            group = bucket.get(matcher)
+            if group is None:
+                group = bucket[matcher] = SharedSelector(groups)
+                groups += 1
+            group.add(index, pdb)
 
     def __len__(self) -> int:
         return len(self.pdbs)
 
-    def matching(self, pod: Pod) -> list[tuple[int, PodDisruptionBudget]]:
-        """The budgets (with their index) whose selector matches the pod."""
+    def matching(self, pod: Pod) -> list[SharedSelector]:
+        """The groups of budgets whose selector matches the pod."""
         namespace, labels = pod.namespace, pod.labels
-        found: list[tuple[int, PodDisruptionBudget]] = []
-        for matcher, budgets in self._by_namespace.get(namespace, {}).items():
+        found: list[SharedSelector] = []
+        for matcher, group in self._by_namespace.get(namespace, {}).items():
             if matcher.matches(labels):
-                found.extend(budgets)
+                found.append(group)
         for key, value in labels.items():
-            for matcher, budgets in self._by_pair.get((namespace, key, value), {}).items():
+            for matcher, group in self._by_pair.get((namespace, key, value), {}).items():
                 if matcher.matches(labels):
-                    found.extend(budgets)
+                    found.append(group)
         return found
 
 
@@ -167,21 +195,28 @@ def split_by_pdb_violation(
 
     Each budget's allowance is spent pod by pod in that order; a pod that takes a budget below
     zero would violate it. Pods without labels, or already listed as disrupted, spend nothing.
-    Only the budgets that match a pod are looked at (``Budgets``)."""
+    Only the budgets that match a pod are looked at (``Budgets``), a group sharing a selector at once.
+    """
     budgets = budgets_of(pdbs)
-    spent: dict[int, int] = {}  # budget index -> the disruptions this call has spent of it
+    spent_alike: dict[int, int] = {}  # group number -> what this call spent of its unlisting budgets
+    spent: dict[int, int] = {}  # budget index -> what this call spent of it (budgets listing pods)
     violating: list[PodInfo] = []
     non_violating: list[PodInfo] = []
     for info in infos:
         pod = info.pod
         violated = False
         if pod.labels:
-            for index, pdb in budgets.matching(pod):
-                if pod.name in pdb.disrupted_pods:
-                    continue
-                spent[index] = used = spent.get(index, 0) + 1
-                if pdb.disruptions_allowed - used < 0:
-                    violated = True
+            for group in budgets.matching(pod):
+                if group.least_allowed is not None:
+                    spent_alike[group.number] = used = spent_alike.get(group.number, 0) + 1
+                    if group.least_allowed - used < 0:
+                        violated = True
+                for index, pdb in group.listing:
+                    if pod.name in pdb.disrupted_pods:
+                        continue
+                    spent[index] = used = spent.get(index, 0) + 1
+                    if pdb.disruptions_allowed - used < 0:
+                        violated = True
         (violating if violated else non_violating).append(info)
     return violating, non_violating
 

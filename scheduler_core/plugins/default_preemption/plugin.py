@@ -25,7 +25,8 @@ from scheduler_core.framework.cluster_events import (
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import Handle, NodeToStatus, PostFilterResult
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.framework.preemption.candidates import DryRun, dry_run_preemption
+from scheduler_core.framework.kept_verdicts import VerdictMemo, filter_inputs
+from scheduler_core.framework.preemption.candidates import DryRun, NodeVerdict, dry_run_preemption
 from scheduler_core.framework.preemption.evaluator import Evaluator
 from scheduler_core.framework.preemption.executor import Executor
 from scheduler_core.framework.preemption.victims import may_preempt
@@ -57,6 +58,8 @@ class DefaultPreemption:
         self.evaluator = Evaluator(handle, self, features, self.executor)
         # The numeric dry run's per-node verdicts, kept across cycles (batch.NodeVerdictMemo).
         self._verdicts = NodeVerdictMemo()
+        # The node-by-node dry run's, kept across cycles while their inputs are the same.
+        self._node_verdicts: VerdictMemo[NodeVerdict] = VerdictMemo()
 
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatus
@@ -68,11 +71,22 @@ class DefaultPreemption:
         """DryRunPreemption with SelectVictimsOnNode: on numbers when only NodeResourcesFit decides
         (batch.py), else node by node."""
         framework, pdbs = self._handle.framework, self._handle.snapshot.pdbs
-        if isinstance(framework, Framework):  # the numeric path reads the runtime's own plugin lists
-            checked = numeric_dry_run_applies(framework, state)
-            if checked is not None:
-                return numeric_dry_run(framework, state, pod, potential, checked, pdbs, self._verdicts)
-        return dry_run_preemption(framework, state, pod, potential, pdbs)
+        if not isinstance(framework, Framework):  # the paths below read the runtime's own plugin lists
+            return dry_run_preemption(framework, state, pod, potential, pdbs)
+        checked = numeric_dry_run_applies(framework, state)
+        if checked is not None:
+            return numeric_dry_run(framework, state, pod, potential, checked, pdbs, self._verdicts)
+        inputs = filter_inputs(framework, state, pod) if framework.vectorized else None
+        if inputs is None:
+            return dry_run_preemption(framework, state, pod, potential, pdbs)
+        inputs += (list(pdbs),)  # the victims that would break a budget
+        nominated_nodes = framework.nominator.nodes_with_nominated_pods()
+
+        def nominated(node: str) -> tuple[Pod, ...]:
+            return tuple(framework.nominated_pods_to_add(pod, node)) if node in nominated_nodes else ()
+
+        kept = self._node_verdicts.bound(inputs, nominated)
+        return dry_run_preemption(framework, state, pod, potential, pdbs, kept)
 
     def eligible_to_preempt_others(self, pod: Pod, statuses: NodeToStatus) -> tuple[bool, str]:
         """PodEligibleToPreemptOthers: preemptionPolicy Never never preempts; a pod whose

@@ -159,6 +159,11 @@ class _ClaimsState:
     def clone(self) -> "_ClaimsState":
         return self  # the release's Clone returns the same pointer
 
+    def memo_content(self) -> Optional[tuple[()]]:
+        """A pod without claims holds nothing here (the plugin is skipped); one with claims: no
+        content to compare (Filter memoizes per node here)."""
+        return () if not self.claims else None
+
     def to_allocate(self) -> list[int]:
         return [index for index, claim in enumerate(self.claims) if claim.allocation is None]
 

@@ -97,6 +97,11 @@ class PreFilterState:
         other._shared = self._shared = True
         return other
 
+    def memo_content(self) -> tuple[Any, ...]:
+        """The counts (copies: a map may be shared with a later state) and the namespace's labels;
+        the rest follows from the pod."""
+        return (dict(self.existing_anti), dict(self.affinity), dict(self.anti), dict(self.namespace_labels))
+
     def _own_counts(self) -> None:
         """Before a change: the count maps are made this state's own if a clone shares them."""
         if self._shared:

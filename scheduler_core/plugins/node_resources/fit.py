@@ -227,6 +227,9 @@ class _PreFilterState:
     def clone(self) -> "_PreFilterState":
         return self
 
+    def memo_content(self) -> tuple[Any, ...]:
+        return (dict(self.requests), self.checked, self.delegable)
+
 
 @dataclass(frozen=True, slots=True)
 class _PreScoreState:

@@ -106,6 +106,12 @@ class PreFilterState:
         other._shared = self._shared = True
         return other
 
+    def memo_content(self) -> tuple[Any, ...]:
+        """The constraints (their selectors may come from the cluster's services and workloads),
+        the counts (copies) and the critical paths."""
+        paths = tuple((p.value, p.match_num) for critical in self.critical_paths for p in critical.paths)
+        return (tuple(self.constraints), tuple(dict(m) for m in self.match_num), paths)
+
     def own_counts(self) -> None:
         """Before a change: match_num's maps are made this state's own if a clone shares them."""
         if self._shared:

@@ -67,6 +67,11 @@ class _State:
     def clone(self) -> "_State":
         return self
 
+    def memo_content(self) -> Optional[tuple[()]]:
+        """A pod without claims holds nothing here (the plugin is skipped); one with claims: no
+        content to compare (Filter fills this state in, node by node)."""
+        return () if self.claims is None else None
+
 
 _STATE = StateKey[_State]("VolumeBinding")
 

@@ -103,7 +103,8 @@ def _every_budget_in_order(infos, pdbs):
 
 def test_budgets_looked_up_by_label_answer_as_every_budget_asked_in_order():
     # Budgets asks a budget only about pods carrying its selector's first equality (or, without one,
-    # every pod of its namespace): random budgets and pods, the same split as asking every budget.
+    # every pod of its namespace), and budgets sharing a selector at once: random budgets and pods,
+    # the same split as asking every budget.
     rng = random.Random(7)
     values = ("a", "b", "c")
 
@@ -117,16 +118,19 @@ def test_budgets_looked_up_by_label_answer_as_every_budget_asked_in_order():
         expressions = (LabelSelectorRequirement(rng.choice(("app", "tier")), operator, chosen),) if kind > 2 else ()
         return LabelSelector(labels, expressions)
 
-    for _ in range(300):
+    for _ in range(600):
+        # Budgets often share a selector (a workload copied with its budget): they are spent as a
+        # group, those listing disrupted pods one by one.
+        selectors = [selector() for _ in range(rng.randint(1, 4))]
         pdbs = [
             PodDisruptionBudget(
                 rng.choice(("default", "shop")),
                 f"b{i}",
-                selector(),
+                rng.choice(selectors),
                 rng.randint(0, 2),
                 frozenset(rng.sample(["p0", "p1", "p2"], rng.randint(0, 1))),
             )
-            for i in range(rng.randint(0, 6))
+            for i in range(rng.randint(0, 10))
         ]
         pods = [
             info(

@@ -1,0 +1,175 @@
+"""Filter verdicts on cloned nodes, kept from one attempt to the next where nothing they read changed.
+
+Two places filter a pod on clones of a node and of the cycle state, node by node: preemption's dry
+run (SelectVictimsOnNode: the lower-priority pods taken off, put back one by one) and the first pass
+of RunFilterPluginsWithNominatedPods (the nominated pods of equal or higher priority added). A pod
+that fits nowhere is tried again after every change that might help it, and the replicas of a
+copied workload are tried one after the other: each time, at thousands of nodes, most of the work
+of the attempt, mostly to the same answers. Such a verdict is a function of:
+
+- the node: its NodeInfo (the object, its Node and its generation, which every add and remove moves);
+- the nominated pods added there (the pod objects);
+- what is the same on every node of one attempt (``filter_inputs``): the pod's scheduling fields
+  (not its name, uid or containers' names: no Filter below reads them), the Filter plugins that run
+  and those told of each added or removed pod, the PreFilter states they read (each state's
+  ``memo_content()``) and the namespaces' labels; the dry run adds the PodDisruptionBudgets.
+
+Kept only when every Filter plugin that runs and every PreFilter extension told of pods is one of
+``MEMO_PLUGINS``, whose verdict reads the node, the pod and its own PreFilter state and nothing else
+(the volume and DRA plugins read claims, volumes and devices through the listers), and every
+PreFilter state says what it holds. The same answers as filtering again, by construction; the tests
+hold whole runs with the kept verdicts to runs without them and to the reference path.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Generic, Optional, Protocol, Sequence, TypeVar
+
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import FilterPlugin
+from scheduler_core.framework.listers import SharedLister
+from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.profile import Profile
+from scheduler_core.model import Container, Pod, names
+
+V = TypeVar("V")
+
+# Filter plugins (and PreFilter extensions) whose verdict on a node reads the node, the pod and the
+# plugin's own PreFilter state only.
+MEMO_PLUGINS = frozenset(
+    {
+        names.NODE_UNSCHEDULABLE,
+        names.NODE_NAME,
+        names.TAINT_TOLERATION,
+        names.NODE_AFFINITY,
+        names.NODE_PORTS,
+        names.NODE_DECLARED_FEATURES,
+        names.NODE_RESOURCES_FIT,
+        names.INTER_POD_AFFINITY,
+        names.POD_TOPOLOGY_SPREAD,
+    }
+)
+RECENT_INPUTS = 8  # the inputs of this many recent attempts are kept, each with its verdicts
+
+
+class Filtering(Protocol):
+    """What ``filter_inputs`` reads of the framework (runtime.Framework is one)."""
+
+    profile: Profile
+    snapshot: SharedLister
+
+    def active_filter_plugins(self, state: CycleState) -> list[FilterPlugin]: ...
+
+
+def scheduling_fields(pod: Pod) -> tuple[Any, ...]:
+    """What of the pod a Filter, a PreFilter extension or preemption's choice of victims can read:
+    its spec and status as far as they do; not its name, uid, owners, the lines it came from or
+    what the run wrote of its scheduling. Copies (a later write must not change what is compared)."""
+    return (
+        pod.namespace,
+        dict(pod.labels),
+        pod.node_name,
+        pod.priority,
+        pod.scheduler_name,
+        dict(pod.node_selector),
+        pod.affinity,
+        pod.tolerations,
+        pod.topology_spread_constraints,
+        _containers(pod, pod.containers),
+        _containers(pod, pod.init_containers),
+        dict(pod.overhead),
+        dict(pod.pod_level_requests),
+        dict(pod.container_statuses),
+        pod.resize_infeasible,
+        pod.preemption_policy,
+        pod.scheduling_gates,
+        pod.resource_claims,
+        pod.claim_sources,
+        pod.claim_statuses,
+        pod.extended_resource_claim,
+        pod.volumes,
+        pod.host_network,
+        pod.host_users,
+    )
+
+
+def _containers(pod: Pod, containers: Sequence[Container]) -> tuple[Any, ...]:
+    """The containers as Filter reads them: their names only where the pod's container statuses
+    (keyed by name) are read with them; the image is Score's (ImageLocality), not Filter's."""
+    if pod.container_statuses:
+        return tuple(containers)
+    return tuple(
+        (dict(c.requests), c.ports, c.restart_policy, dict(c.limits), c.restart_rule_actions) for c in containers
+    )
+
+
+def filter_inputs(framework: Filtering, state: CycleState, pod: Pod) -> Optional[tuple[Any, ...]]:
+    """What every node's verdict of this attempt depends on besides the node and the pods added or
+    removed there, comparable with another attempt's; None when verdicts cannot be kept."""
+    skipped = state.skip_filter_plugins
+    filters = tuple(plugin.name for plugin in framework.active_filter_plugins(state))
+    extensions = tuple(
+        plugin.name
+        for plugin in framework.profile.pre_filter
+        if plugin.name not in skipped and plugin.pre_filter_extensions() is not None
+    )
+    if any(name not in MEMO_PLUGINS for name in (*filters, *extensions)):
+        return None
+    states = state.memo_content()
+    if states is None:
+        return None
+    # Copies: what is compared later must be what this attempt read.
+    namespaces = {namespace: dict(labels) for namespace, labels in framework.snapshot.namespace_labels.items()}
+    return (scheduling_fields(pod), filters, extensions, states, namespaces)
+
+
+# A node's kept verdict: its NodeInfo, Node and generation then, the nominated pods added there.
+_Entry = tuple[NodeInfo, Any, int, tuple[Pod, ...], V]
+
+
+class BoundVerdicts(Generic[V]):
+    """The verdicts kept under one attempt's inputs."""
+
+    __slots__ = ("_by_node", "_nominated")
+
+    def __init__(self, by_node: dict[str, _Entry[V]], nominated: Callable[[str], tuple[Pod, ...]]) -> None:
+        self._by_node = by_node
+        self._nominated = nominated
+
+    def get(self, node_info: NodeInfo) -> Optional[V]:
+        entry = self._by_node.get(node_info.name)
+        if entry is None:
+            return None
+        kept_info, node, generation, nominated, verdict = entry
+        if (
+            kept_info is not node_info
+            or node is not node_info.node
+            or generation != node_info.generation
+            or nominated != self._nominated(node_info.name)
+        ):
+            return None
+        return verdict
+
+    def put(self, node_info: NodeInfo, verdict: V) -> None:
+        name = node_info.name
+        self._by_node[name] = (node_info, node_info.node, node_info.generation, self._nominated(name), verdict)
+
+
+class VerdictMemo(Generic[V]):
+    """The per-node verdicts of the last few distinct attempt inputs (see the module's notes)."""
+
+    def __init__(self) -> None:
+        self._recent: list[tuple[tuple[Any, ...], dict[str, _Entry[V]]]] = []  # the latest first
+
+    def bound(self, inputs: tuple[Any, ...], nominated: Callable[[str], tuple[Pod, ...]]) -> BoundVerdicts[V]:
+        """The verdicts kept under inputs equal to these (none yet: a new set, the oldest dropped);
+        ``nominated``: the pods Filter adds on a node, by its name."""
+        for index, (known, kept) in enumerate(self._recent):
+            if known == inputs:
+                if index:
+                    self._recent.insert(0, self._recent.pop(index))
+                return BoundVerdicts(kept, nominated)
+        fresh: dict[str, _Entry[V]] = {}
+        self._recent.insert(0, (inputs, fresh))
+        del self._recent[RECENT_INPUTS:]
+        return BoundVerdicts(fresh, nominated)
