@@ -632,6 +632,7 @@ class Allocator:
         device_taints: bool = False,
         sort_pools: bool = False,
         skips_unusable_pools: bool = True,
+        all_needs_a_device: bool = True,
         partitionable: bool = False,
         consumable_capacity: bool = False,
         combinations: bool = False,
@@ -658,6 +659,9 @@ class Allocator:
         # nothing fits); before, an incomplete pool's devices are allocated and reaching an
         # invalid pool is an error (release/code.py: dra_allocator_skips_unusable_pools).
         self.skips_unusable_pools = skips_unusable_pools
+        # v1.33 on: an allocationMode All request that no device matches fails; before, it is
+        # allocated with no device (release/code.py: dra_allocator_all_mode_needs_a_device).
+        self.all_needs_a_device = all_needs_a_device
         self.classes = classes
         self.slices = slices
         self.selector_cache = selector_cache
@@ -968,7 +972,7 @@ class _Run:
             return self._allocate_sub_requests(claim_index, request_index, device_index)
         request = data.request
         all_devices = request.mode == ALLOCATION_MODE_ALL
-        if all_devices and not data.all_devices:
+        if all_devices and not data.all_devices and self.owner.all_needs_a_device:
             return False
         if device_index >= data.num_devices:
             return self._allocate_one(claim_index, request_index + 1, 0, 0, False)

@@ -82,6 +82,23 @@ CODE_CHANGES: tuple[CodeChange, ...] = (
         "dynamic-resource-allocation/structured/internal/*/allocator_*.go: allocateOne",
     ),
     CodeChange(
+        "dra_allocator_all_mode_needs_a_device",
+        33,
+        "The DRA allocator fails a request of allocationMode All that no device matches; before, such "
+        "a request is allocated with no device and the pod is scheduled",
+        'dynamic-resource-allocation/structured/allocator.go: allocateOne ("At least one device is '
+        "required for 'All' allocation mode\")",
+    ),
+    CodeChange(
+        "dra_post_filter_passes_pods_without_claims",
+        33,
+        "DynamicResources' PostFilter answers a pod without resource claims Unschedulable with no "
+        'reason (its FailedScheduling message has no "no new claims to deallocate,"); v1.34 reads the '
+        "cycle's claims first again (extended resources may bring one)",
+        "dynamicresources.go: PostFilter's fast path for len(pod.Spec.ResourceClaims) == 0",
+        until=34,
+    ),
+    CodeChange(
         "dynamic_resources_scores",
         35,
         "DynamicResources is a Score plugin (weight 2 in the default profile), preferring nodes by "

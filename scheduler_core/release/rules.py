@@ -54,6 +54,8 @@ class Features:
     volume_node_conflict_reason_reworded: bool
     read_write_once_pod_reason_reworded: bool
     dra_allocator_skips_unusable_pools: bool
+    dra_allocator_all_mode_needs_a_device: bool
+    dra_post_filter_passes_pods_without_claims: bool
     dynamic_resources_scores: bool
     claim_owner_message_capitalized: bool
     dra_allocator_sorts_pools: bool

@@ -72,7 +72,7 @@ from scheduler_core.framework.interfaces import Handle, NodeScore, NodeToStatus,
 from scheduler_core.framework.filter_facts import NodeFact
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import NodeTable
-from scheduler_core.framework.status import SKIP, MaybeStatus, Status
+from scheduler_core.framework.status import SKIP, Code, MaybeStatus, Status
 from scheduler_core.model.labels import node_selector_matches
 from scheduler_core.model.resources import pod_requests
 from scheduler_core.plugins.node_resources.resource_names import is_dra_extended_resource_name, is_scalar_resource_name
@@ -332,6 +332,7 @@ class DynamicResources:
                 sort_pools=self._sorts_pools(),
                 combinations=self._sorts_pools(),
                 skips_unusable_pools=self.features.dra_allocator_skips_unusable_pools,
+                all_needs_a_device=self.features.dra_allocator_all_mode_needs_a_device,
                 partitionable=self.features.enable_dra_partitionable_devices,
                 **self._shares(),
             )
@@ -774,6 +775,8 @@ class DynamicResources:
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatus
     ) -> tuple[Optional[PostFilterResult], MaybeStatus]:
+        if self.features.dra_post_filter_passes_pods_without_claims and not pod.resource_claims:
+            return None, Status(Code.UNSCHEDULABLE)  # v1.33's fast path, before the state is read
         try:
             data = state.read(_STATE)
         except StateNotFound:

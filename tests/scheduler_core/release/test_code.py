@@ -20,7 +20,12 @@ def test_a_release_has_the_changes_of_its_own_and_older_releases():
     by_minor = {release.minor: code_changes_in(release) for release in SUPPORTED_RELEASES}
     single_pass = {
         32: set(),
-        33: {"balanced_allocation_skips_best_effort", "volume_node_conflict_reason_reworded"},
+        33: {
+            "balanced_allocation_skips_best_effort",
+            "volume_node_conflict_reason_reworded",
+            "dra_allocator_all_mode_needs_a_device",
+            "dra_post_filter_passes_pods_without_claims",
+        },
         34: {
             "fit_unresolvable_beyond_allocatable",
             "taint_reason_without_taint",
@@ -74,6 +79,7 @@ def test_a_release_has_the_changes_of_its_own_and_older_releases():
     for minor in sorted(by_minor):
         expected |= single_pass[minor] | run_to_the_end[minor] | preemption[minor]
         expected -= {"failure_nomination_follows_expectation"} if minor >= 35 else set()  # v1.34 only
+        expected -= {"dra_post_filter_passes_pods_without_claims"} if minor >= 34 else set()  # v1.33 only
         assert by_minor[minor] == expected | cherry_picked.get(minor, set()), minor
     assert change_named("balanced_allocation_scores_the_change").upstream == "kubernetes#135573"
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scheduler_core import load_scenario
+from scheduler_core import load_scenario, simulate, trace_summary
 from scheduler_core.answers.filter_details import cycle_details
 from scheduler_core.framework.cluster_events import ActionType, EventResource, QueueingHint
 from scheduler_core.framework.cycle_state import CycleState
@@ -450,6 +450,88 @@ def test_the_plugin_follows_the_release():
     assert isinstance(dynamic_resources.new(None, handle, features(35)), ScorePlugin)
     assert not isinstance(
         dynamic_resources.new(None, handle, features(33, {"DynamicResourceAllocation": True})), DisabledDynamicResources
+    )
+
+
+def test_v1_33_post_filter_answers_a_pod_without_claims_with_no_reason():
+    """v1.33's PostFilter fast path (release/code.py dra_post_filter_passes_pods_without_claims):
+    its FailedScheduling message has no "no new claims to deallocate,"; v1.32 and v1.34 read the
+    cycle's claims first. Found by the v1.33.13 harness with DynamicResourceAllocation on."""
+    from scheduler_core.release import SUPPORTED_RELEASES, rules_for
+
+    handle = FakeHandle(dra_snapshot([make_node("n1")]))
+    gates = {"DynamicResourceAllocation": True}
+    answers = {}
+    for release in SUPPORTED_RELEASES:
+        plugin = dynamic_resources.new(None, handle, rules_for(release, gates if release.minor < 34 else None).features)
+        state, pod = CycleState(), make_pod("p")
+        plugin.pre_filter(state, pod, handle.snapshot.node_infos)
+        answers[release.minor] = plugin.post_filter(state, pod, None)[1]
+    assert answers[33] == Status(Code.UNSCHEDULABLE)
+    assert {minor: answer for minor, answer in answers.items() if minor != 33} == {
+        minor: Status.unschedulable("no new claims to deallocate") for minor in (32, 34, 35, 36)
+    }
+
+
+ALL_OF_A_CLASS_NOTHING_MATCHES = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-other}
+spec:
+  driver: other.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: dev-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: every-gpu, namespace: default}
+spec:
+  devices:
+    requests: [{name: all, exactly: {deviceClassName: gpu, allocationMode: All}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers: [{name: c, resources: {requests: {cpu: 100m}}}]
+  resourceClaims: [{name: gpus, resourceClaimName: every-gpu}]
+"""
+
+
+def test_v1_32_allocates_all_of_a_class_that_nothing_matches_as_no_device():
+    """v1.32's allocator has no at-least-one-device check for allocationMode All (release/code.py
+    dra_allocator_all_mode_needs_a_device): the claim is allocated with no device and the pod
+    scheduled; v1.33 on, it cannot be allocated. Found by the v1.32.13 harness (20 of its 24
+    differing random DRA clusters)."""
+    from scheduler_core.release import release_named
+    from scheduler_core.release.choice import ReleaseRequest
+
+    outcomes = {}
+    for release in ("v1.32", "v1.33", "v1.35"):
+        gates = {"DynamicResourceAllocation": True} if release < "v1.34" else None
+        request = ReleaseRequest(release_named(release), gates)
+        [cycle] = trace_summary(simulate(load_scenario(ALL_OF_A_CLASS_NOTHING_MATCHES, release=request)))["cycles"]
+        outcomes[release] = cycle["nodeName"] or cycle["failedSchedulingMessage"]
+    assert outcomes["v1.32"] == "n1"
+    assert (
+        outcomes["v1.33"]
+        == outcomes["v1.35"]
+        == (
+            "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, preemption: 0/1 nodes are "
+            "available: 1 Preemption is not helpful for scheduling."
+        )
     )
 
 
