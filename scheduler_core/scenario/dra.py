@@ -102,6 +102,10 @@ from scheduler_core.scenario.validation import (
 )
 
 API_VERSION = "resource.k8s.io/v1"
+# What v1.32 and v1.33 serve (and later releases still): v1beta2 is shaped as v1 is; v1beta1 writes
+# a request's fields beside its name (v1 puts them under `exactly`) and a device's under `basic`.
+V1BETA1 = "resource.k8s.io/v1beta1"
+API_VERSIONS = (API_VERSION, "resource.k8s.io/v1beta2", V1BETA1)
 KINDS = {"DeviceClass": False, "ResourceSlice": False, "ResourceClaimTemplate": True, "ResourceClaim": True}
 ATTRIBUTE_TYPES = ("int", "bool", "string", "version")
 MAX_DEVICES_PER_SLICE = 128  # resourceapi.ResourceSliceMaxDevices
@@ -251,17 +255,18 @@ def add(
 ) -> None:
     """Decode one object of ``kind`` into ``objects``; ``gated`` collects the fields of feature gates,
     ``admin`` the claims and templates asking for admin access."""
+    v1beta1 = obj.get_str("apiVersion") == V1BETA1
     if kind == "DeviceClass":
         objects.classes.append(_device_class(obj, meta, gated))
     elif kind == "ResourceSlice":
-        objects.slices.append(_resource_slice(obj, meta, len(objects.slices), gated))
+        objects.slices.append(_resource_slice(obj, meta, len(objects.slices), gated, v1beta1))
     elif kind == "ResourceClaimTemplate":
         spec = obj.get_map("spec")
         inner = spec.get_map("spec") if spec is not None else None
         if inner is None:
             (spec or obj).error_at("spec", "Required value")
         claim_spec = (
-            _claim_spec(inner, f"ResourceClaimTemplate {meta.namespace}/{meta.name}", gated)
+            _claim_spec(inner, f"ResourceClaimTemplate {meta.namespace}/{meta.name}", gated, v1beta1)
             if inner is not None
             else ClaimSpec()
         )
@@ -270,19 +275,21 @@ def add(
                 meta.namespace, meta.name, dict(meta.labels), storage.read_annotations(obj), claim_spec, obj.line
             )
         )
-        _note_admin_access(inner, meta.namespace, admin)
+        _note_admin_access(inner, meta.namespace, admin, v1beta1)
     else:
-        objects.claims.append(_resource_claim(obj, meta, len(objects.claims), gated))
-        _note_admin_access(obj.get_map("spec"), meta.namespace, admin)
+        objects.claims.append(_resource_claim(obj, meta, len(objects.claims), gated, v1beta1))
+        _note_admin_access(obj.get_map("spec"), meta.namespace, admin, v1beta1)
 
 
-def _note_admin_access(spec: Optional[Field], namespace: str, admin: Optional[list[AdminAccessRequest]]) -> None:
+def _note_admin_access(
+    spec: Optional[Field], namespace: str, admin: Optional[list[AdminAccessRequest]], v1beta1: bool
+) -> None:
     """The first `exactly` request with ``adminAccess: true`` (AuthorizedForAdmin stops there)."""
     devices = spec.get_map("devices") if spec is not None else None
     if admin is None or devices is None:
         return
     for item in devices.get_list("requests"):
-        exactly = item.get_map("exactly") if item.expect_map() else None
+        exactly = _exactly(item, v1beta1) if item.expect_map() else None
         flag = exactly.get("adminAccess") if exactly is not None else None
         if flag is not None and flag.value is True:
             admin.append(AdminAccessRequest(namespace, flag.ctx.object, flag.path, flag.line, flag.ctx.file))
@@ -529,7 +536,9 @@ def _request_references(item: Field, requests: dict[str, tuple[str, ...]]) -> tu
     return tuple(name for name, _ in references)
 
 
-def _resource_slice(obj: Field, meta: Metadata, doc_index: int, gated: list[GatedField]) -> ResourceSlice:
+def _resource_slice(
+    obj: Field, meta: Metadata, doc_index: int, gated: list[GatedField], v1beta1: bool = False
+) -> ResourceSlice:
     owner = f"ResourceSlice {meta.name}"
     spec = obj.get_map("spec")
     if spec is None:
@@ -579,7 +588,7 @@ def _resource_slice(obj: Field, meta: Metadata, doc_index: int, gated: list[Gate
         spec.error_at("devices", f"Too many: {len(items)}: must have at most {MAX_DEVICES_PER_SLICE} items")
         items = []
     first_device_gated = len(gated)
-    devices = tuple(_device(item, owner, gated, per_device, partitionable_errors) for item in items)
+    devices = tuple(_device(item, owner, gated, per_device, partitionable_errors, v1beta1) for item in items)
     if len(items) > MAX_DEVICES_PER_SLICE_WITH_TAINTS and any(device.taints for device in devices):
         _limit_tainted_slice(spec, len(items), gated, first_device_gated)
     _duplicates([(device.name, item.get("name") or item) for device, item in zip(devices, items) if device.name])
@@ -789,10 +798,22 @@ def _true_or_unset(parent: Field, key: str) -> bool:
 
 
 def _device(
-    item: Field, owner: str, gated: list[GatedField], per_device: bool, partitionable_errors: list[ScenarioError]
+    device: Field,
+    owner: str,
+    gated: list[GatedField],
+    per_device: bool,
+    partitionable_errors: list[ScenarioError],
+    v1beta1: bool = False,
 ) -> Device:
-    """A slice's device; the errors of its DRAPartitionableDevices fields go to ``partitionable_errors``."""
-    name = _required_name(item, "name", is_dns1123_label)
+    """A slice's device; the errors of its DRAPartitionableDevices fields go to ``partitionable_errors``.
+    v1beta1 writes what the device has under ``basic`` (BasicDevice), beside its name."""
+    name = _required_name(device, "name", is_dns1123_label)
+    item = device
+    if v1beta1:
+        basic = device.get_map("basic")
+        if basic is None:
+            device.error_at("basic", "Required value")
+        item = basic if basic is not None else device
     _drop(item, _DEVICE_PARTITIONABLE, owner, gated)
     checked, errors = _deferred(item)
     consumes = _consumptions(checked.get("consumesCounters"))
@@ -1245,14 +1266,14 @@ def _attribute(value: Field) -> Optional[AttributeValue]:
 # ---------------------------------------------------------------------- claims
 
 
-def _claim_spec(spec: Field, owner: str, gated: list[GatedField]) -> ClaimSpec:
+def _claim_spec(spec: Field, owner: str, gated: list[GatedField], v1beta1: bool = False) -> ClaimSpec:
     devices = spec.get_map("devices")
     if devices is None:
         return ClaimSpec()
     requests = []
     items = [item for item in _bounded_list(devices, "requests", MAX_LIST_SIZE) if item.expect_map()]
     for item in items:
-        requests.append(_request(item, owner, gated))
+        requests.append(_request(item, owner, gated, v1beta1))
     _duplicates([(request.name, item.get("name") or item) for request, item in zip(requests, items) if request.name])
     # gatherRequestNames: each request with its subrequests' names (none for `exactly`).
     names = {request.name: tuple(sub.name for sub in request.first_available) for request in requests}
@@ -1271,9 +1292,17 @@ def _claim_spec(spec: Field, owner: str, gated: list[GatedField]) -> ClaimSpec:
     return ClaimSpec(tuple(requests), tuple(constraints), len(_configs(devices, names)))
 
 
-def _request(item: Field, owner: str, gated: list[GatedField]) -> DeviceRequest:
+def _exactly(item: Field, v1beta1: bool) -> Optional[Field]:
+    """A request's ExactDeviceRequest: its `exactly`; in v1beta1 the request itself, unless it
+    lists `firstAvailable` (v1beta1's deviceClassName and the rest sit beside the name)."""
+    if not v1beta1:
+        return item.get_map("exactly")
+    return None if item.get_list("firstAvailable") else item
+
+
+def _request(item: Field, owner: str, gated: list[GatedField], v1beta1: bool = False) -> DeviceRequest:
     name = _required_name(item, "name", is_dns1123_label)
-    exactly = item.get_map("exactly")
+    exactly = _exactly(item, v1beta1)
     first = item.get_list("firstAvailable")
     if (exactly is None) == (not first):
         item.error("exactly one of `exactly` or `firstAvailable` is required")
@@ -1334,7 +1363,9 @@ def _exact_fields(field: Field, owner: str, gated: list[GatedField]) -> tuple[st
     return class_name, _selectors(field, owner, gated), mode, count
 
 
-def _resource_claim(obj: Field, meta: Metadata, doc_index: int, gated: list[GatedField]) -> ResourceClaim:
+def _resource_claim(
+    obj: Field, meta: Metadata, doc_index: int, gated: list[GatedField], v1beta1: bool = False
+) -> ResourceClaim:
     owner = f"ResourceClaim {meta.namespace}/{meta.name}"
     metadata = obj.get_map("metadata")
     finalizers = tuple(name for name, _ in metadata.get_str_list("finalizers")) if metadata is not None else ()
@@ -1342,7 +1373,7 @@ def _resource_claim(obj: Field, meta: Metadata, doc_index: int, gated: list[Gate
     spec = obj.get_map("spec")
     if spec is None:
         obj.error_at("spec", "Required value")
-    claim_spec = _claim_spec(spec, owner, gated) if spec is not None else ClaimSpec()
+    claim_spec = _claim_spec(spec, owner, gated, v1beta1) if spec is not None else ClaimSpec()
     names = {request.name: tuple(sub.name for sub in request.first_available) for request in claim_spec.requests}
     allocation, reserved, device_statuses = _claim_status(obj.get_map("status"), names, owner, gated)
     uid = meta.uid or f"uid-resourceclaim-{meta.namespace}-{meta.name}"  # the API server always sets one

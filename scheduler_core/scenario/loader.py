@@ -105,7 +105,7 @@ KINDS: dict[str, Kind] = {
         kind: Kind((api_version,), is_dns1123_subdomain, namespaced)
         for kind, (api_version, namespaced) in storage.KINDS.items()
     },
-    **{kind: Kind((dra.API_VERSION,), is_dns1123_subdomain, namespaced) for kind, namespaced in dra.KINDS.items()},
+    **{kind: Kind(dra.API_VERSIONS, is_dns1123_subdomain, namespaced) for kind, namespaced in dra.KINDS.items()},
 }
 CONFIG_KIND = "KubeSchedulerConfiguration"
 LIST_KIND = "List"

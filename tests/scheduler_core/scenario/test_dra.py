@@ -118,6 +118,63 @@ def test_the_four_kinds_load_as_typed_objects_with_the_api_defaults():
     assert template.labels == {"team": "ml"}
 
 
+def _as_v1beta1(document: str) -> str:
+    """The same object as v1.32 and v1.33 serve it: a request's fields beside its name, a device's
+    under ``basic``."""
+    text = document.replace("apiVersion: resource.k8s.io/v1\n", "apiVersion: resource.k8s.io/v1beta1\n")
+    text = text.replace(
+        "exactly: {deviceClassName: gpu, allocationMode: All}", "deviceClassName: gpu\n      allocationMode: All"
+    )
+    text = text.replace("exactly: {deviceClassName: gpu}", "deviceClassName: gpu")
+    return text.replace("  - name: gpu-0\n    attributes:", "  - name: gpu-0\n    basic:\n     attributes:").replace(
+        "    capacity:\n      memory: {value: 80Gi}", "     capacity:\n      memory: {value: 80Gi}"
+    )
+
+
+@pytest.mark.parametrize("release", ["v1.32", "v1.33", "v1.35"])
+def test_v1beta1_and_v1beta2_objects_load_as_their_v1_twins(release):
+    # What kubectl dumps from a v1.32 or v1.33 cluster (v1beta1; v1beta2 from v1.33, shaped as v1):
+    # the same objects as v1's, the fields checked by their own version's schema.
+    from scheduler_core.release import release_named
+
+    request = ReleaseRequest(release_named(release), {"DynamicResourceAllocation": True} if release < "v1.34" else None)
+    documents = (
+        (CLASS, SLICE, CLAIM, TEMPLATE) if release != "v1.32" else (CLASS, SLICE, CLAIM)
+    )  # firstAvailable: v1.33 on
+    v1 = load_scenario(stream(NODE, *documents), release=request).dra
+    beta1_documents = [_as_v1beta1(d) for d in documents]
+    assert "basic:" in beta1_documents[1] and "exactly" not in beta1_documents[2]
+    beta1 = load_scenario(stream(NODE, *beta1_documents), release=request)
+    beta2 = load_scenario(
+        stream(NODE, *(d.replace("resource.k8s.io/v1\n", "resource.k8s.io/v1beta2\n") for d in (CLASS, SLICE, CLAIM))),
+        release=request,
+    ).dra
+    assert not [n for n in beta1.scheduling_notices() if "ignored" in n.message]
+    for loaded in (beta1.dra, beta2):
+        assert loaded.classes == v1.classes
+        assert [replace(s, line=None) for s in loaded.slices] == [replace(s, line=None) for s in v1.slices]
+        assert [(c.spec, c.allocation, c.reserved_for) for c in loaded.claims] == [
+            (c.spec, c.allocation, c.reserved_for) for c in v1.claims
+        ]
+    assert [t.spec for t in beta1.dra.templates] == [t.spec for t in v1.templates]
+
+
+def test_a_v1beta1_device_without_basic_and_a_v1_field_in_v1beta1_are_named():
+    slice_ = (
+        _as_v1beta1(SLICE)
+        .replace("    basic:\n     attributes:", "    attributes:")
+        .replace("     capacity:", "    capacity:")
+    )
+    claim = _as_v1beta1(CLAIM).replace(
+        "deviceClassName: gpu\n      allocationMode: All", "exactly: {deviceClassName: gpu}"
+    )
+    errors = [str(error) for error in errors_of(stream(NODE, _as_v1beta1(CLASS), slice_, claim))]
+    assert any(
+        "ResourceSlice n1-gpu" in e and "spec.devices[0].basic" in e and "Required value" in e for e in errors
+    ), errors
+    assert any("spec.devices.requests[1].exactly" in e for e in errors), errors
+
+
 def test_a_pods_claims_and_their_statuses_are_read():
     spec = (
         CONTAINER
