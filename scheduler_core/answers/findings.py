@@ -58,6 +58,7 @@ VOLUMES_ABSENT = "volumes-absent"
 STORAGE_CLASSES_ABSENT = "storage-classes-absent"
 PRIORITY_CLASSES_ABSENT = "priority-classes-absent"
 DRA_OBJECTS_ABSENT = "dra-objects-absent"
+DRA_OFF = "dra-off"
 NODE_TAINTS_MISSING = "node-taints-missing"
 NO_CONFIG = "no-config"
 RELEASE_ASSUMED = "release-assumed"
@@ -65,6 +66,7 @@ RELEASE_FROM_KUBELETS = "release-from-kubelets"
 RELEASE_NEAREST = "release-nearest"
 
 # kubectl's resource names for the kinds a finding fetches.
+DRA_GATE = "DynamicResourceAllocation"
 RESOURCES = {
     "ReplicaSet": "replicasets",
     "StatefulSet": "statefulsets",
@@ -103,7 +105,7 @@ def find_all(scenario: Scenario, taint_changes: Optional[list[NodeTaintChange]] 
         *_default_spreading(scenario),
         _namespaces(scenario),
         *_storage(scenario),
-        _dra_objects(scenario),
+        _dra_off(scenario) or _dra_objects(scenario),
         _priority_classes(scenario),
         _no_config(scenario),
         _release(scenario),  # the report's first line names the release already
@@ -353,6 +355,29 @@ def _dra_objects(scenario: Scenario) -> Optional[Finding]:
         f"({_named(names)}): DynamicResources holds or rejects the pods that use them",
         names + [f"Pod {key}" for key in dict.fromkeys(pods)],
         _fetch(missing),
+    )
+
+
+def _dra_off(scenario: Scenario) -> Optional[Finding]:
+    """Pods with resource claims replayed where DynamicResourceAllocation is off (v1.32 and v1.33 by
+    default): that release's API server drops their claims and its scheduler has no DynamicResources,
+    so they schedule as pods without devices — yet a cluster whose pods keep claims runs with the gate
+    on. Said first, with the flag that replays it so."""
+    gates = scenario.rules.gates
+    if gates.enabled(DRA_GATE):
+        return None
+    pods = [pod.key for pod in _seen_pods(scenario) if pod.claim_sources]
+    if not pods:
+        return None
+    return Finding(
+        DRA_OFF,
+        f"{len(pods)} pod(s) use resource claims ({_named(pods)}), but DynamicResourceAllocation is off in "
+        f"{scenario.release.rules.release.name}{'' if gates.overrides else ' (its default)'}: its API server "
+        "drops their resourceClaims and its scheduler has no DynamicResources plugin, so they are replayed as "
+        "pods without devices; a cluster whose pods keep their claims runs with the gate on: replay with "
+        f"--feature-gates {DRA_GATE}=true (the editor's release selector has the same field)",
+        [f"Pod {key}" for key in pods],
+        None,
     )
 
 

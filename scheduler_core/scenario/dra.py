@@ -138,7 +138,13 @@ CONSUMABLE = "DRAConsumableCapacity"
 # wherever the API server keeps them.
 BINDING_CONDITIONS = "DRADeviceBindingConditions"
 DEVICE_STATUS = "DRAResourceClaimDeviceStatus"
+# DRAPrioritizedList (a request's firstAvailable) and DRAAdminAccess (adminAccess): replayed where
+# they are on by default (v1.34 on); alpha before, turned on there they are refused.
+PRIORITIZED_LIST = "DRAPrioritizedList"
+ADMIN_ACCESS = "DRAAdminAccess"
 REPLAYED_GATES = {
+    PRIORITIZED_LIST: 34,
+    ADMIN_ACCESS: 34,
     DEVICE_TAINTS: 0,
     PARTITIONABLE: 35,
     CONSUMABLE: 36,
@@ -170,9 +176,14 @@ _DEVICE_PARTITIONABLE = tuple(
 )
 _DEVICE_GATED = (("allowMultipleAllocations", (CONSUMABLE,)),)
 _REQUEST_GATED = (("capacity", (CONSUMABLE,)),)
+_EXACT_GATED = (("adminAccess", (ADMIN_ACCESS,)),)
 # An allocation result's fields (resourceclaim/strategy.go: dropDisabledStatusFields); shareID is
 # recorded with its own validation (_share_id).
-_RESULT_GATED = (("consumedCapacity", (CONSUMABLE,)),)
+_RESULT_GATED = (("consumedCapacity", (CONSUMABLE,)), ("adminAccess", (ADMIN_ACCESS,)))
+# v1beta1's ExactDeviceRequest fields, written beside the request's name (hasAnyMainRequestFieldsSet)
+_V1BETA1_EXACT_KEYS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations")
+FIRST_AVAILABLE_SINCE = 33  # before, a v1beta1 request is an exact request (deviceClassName required)
+_ONE_KIND_OF_REQUEST = "exactly one of `exactly` or `firstAvailable` is required"
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +210,7 @@ class GatedField:
     line: Optional[int]
     file: Optional[str]
     errors: tuple[DeferredError, ...] = ()
-    when_dropped: tuple[ScenarioError, ...] = ()  # errors the API server reports only when it drops the field
+    when_dropped: tuple[DeferredError, ...] = ()  # errors the API server reports only when it drops the field
     # False for what needs the gate without being a field the API server drops (a CEL expression
     # reading a field its environment declares only with the gate): not listed as dropped
     drops: bool = True
@@ -489,7 +500,9 @@ def _selectors(parent: Field, owner: str = "", gated: Optional[list[GatedField]]
                 field.ctx.object, field.path, field.line, f"Invalid value: {compiled.error}", field.ctx.file
             )
             gated.append(
-                GatedField((CONSUMABLE,), owner, field.path, field.line, field.ctx.file, (), (refusal,), False)
+                GatedField(
+                    (CONSUMABLE,), owner, field.path, field.line, field.ctx.file, (), (DeferredError(refusal),), False
+                )
             )
             compiled = wider
         if compiled.max_cost > SELECTOR_MAX_COST and expression_field is not None:  # validateCELExpression
@@ -624,7 +637,7 @@ def _when_dropped(gated: list[GatedField], first: int, error: ScenarioError) -> 
     for index in range(first, len(gated)):
         entry = gated[index]
         if entry.path.endswith(".perDeviceNodeSelection"):
-            gated[index] = replace(entry, when_dropped=(*entry.when_dropped, error))
+            gated[index] = replace(entry, when_dropped=(*entry.when_dropped, DeferredError(error)))
             return
 
 
@@ -1173,7 +1186,11 @@ def _distinct_attribute(item: Field, match: Optional[Field], owner: str, sink: l
         ()
         if match is not None
         else (
-            ScenarioError(item.ctx.object, f"{item.path}.matchAttribute", item.line, "Required value", item.ctx.file),
+            DeferredError(
+                ScenarioError(
+                    item.ctx.object, f"{item.path}.matchAttribute", item.line, "Required value", item.ctx.file
+                )
+            ),
         )
     )
     deferred = tuple(DeferredError(error) for error in errors)
@@ -1194,7 +1211,16 @@ def _no_constraint_attribute(item: Field, owner: str, sink: list[GatedField]) ->
     )
     match = ScenarioError(item.ctx.object, f"{item.path}.matchAttribute", item.line, "Required value", item.ctx.file)
     sink.append(
-        GatedField((CONSUMABLE,), owner, item.path, item.line, item.ctx.file, (DeferredError(both),), (match,), False)
+        GatedField(
+            (CONSUMABLE,),
+            owner,
+            item.path,
+            item.line,
+            item.ctx.file,
+            (DeferredError(both),),
+            (DeferredError(match),),
+            False,
+        )
     )
 
 
@@ -1293,36 +1319,65 @@ def _claim_spec(spec: Field, owner: str, gated: list[GatedField], v1beta1: bool 
 
 
 def _exactly(item: Field, v1beta1: bool) -> Optional[Field]:
-    """A request's ExactDeviceRequest: its `exactly`; in v1beta1 the request itself, unless it
-    lists `firstAvailable` (v1beta1's deviceClassName and the rest sit beside the name)."""
+    """A request's ExactDeviceRequest: its `exactly`; in v1beta1 the request itself when any of its
+    fields is written there (conversion's hasAnyMainRequestFieldsSet: deviceClassName and the rest
+    sit beside the name)."""
     if not v1beta1:
         return item.get_map("exactly")
-    return None if item.get_list("firstAvailable") else item
+    return item if any(_main_field_set(item.get(key)) for key in _V1BETA1_EXACT_KEYS) else None
+
+
+def _main_field_set(field: Optional[Field]) -> bool:
+    """A v1beta1 request's field that makes it an exact request: written, and not its zero value."""
+    return field is not None and field.value not in ("", 0, None)
 
 
 def _request(item: Field, owner: str, gated: list[GatedField], v1beta1: bool = False) -> DeviceRequest:
     name = _required_name(item, "name", is_dns1123_label)
     exactly = _exactly(item, v1beta1)
     first = item.get_list("firstAvailable")
-    if (exactly is None) == (not first):
-        item.error("exactly one of `exactly` or `firstAvailable` is required")
+    if exactly is None and not first:
+        item.error(f"Required value: {_ONE_KIND_OF_REQUEST}")
+    if first:
+        _gate_first_available(item, exactly is not None, owner, gated)
+    subs = _first_available(item, first, owner, gated)
     if exactly is not None:
         capacity = _capacity_requests(exactly, owner, gated)
         class_name, selectors, mode, count = _exact_fields(exactly, owner, gated)
         tolerations = _tolerations(exactly, owner, gated)
         admin = exactly.get("adminAccess")
-        return DeviceRequest(
-            name,
-            ExactRequest(
-                class_name,
-                selectors,
-                mode,
-                count,
-                admin.as_bool() if admin is not None else None,
-                tolerations,
-                capacity,
-            ),
+        _drop(exactly, _EXACT_GATED, owner, gated)
+        exact = ExactRequest(
+            class_name, selectors, mode, count, admin.as_bool() if admin is not None else None, tolerations, capacity
         )
+        return DeviceRequest(name, exact, subs)  # with subrequests too only where firstAvailable is dropped
+    return DeviceRequest(name, None, subs)
+
+
+def _gate_first_available(item: Field, exact: bool, owner: str, gated: list[GatedField]) -> None:
+    """A request's firstAvailable, kept only while DRAPrioritizedList is on: kept beside exact
+    fields it is refused; dropped from a request without them, the request is refused for having
+    neither (v1.32's v1beta1 request: for its missing deviceClassName)."""
+    field = item.get("firstAvailable")
+    assert field is not None
+    at = item.ctx.object, item.path, item.line
+    if exact:
+        both = ScenarioError(
+            *at, f"Invalid value: null: {_ONE_KIND_OF_REQUEST}, but multiple fields are set", item.ctx.file
+        )
+        gated.append(
+            GatedField((PRIORITIZED_LIST,), owner, field.path, field.line, field.ctx.file, (DeferredError(both),))
+        )
+        return
+    neither = ScenarioError(*at, f"Required value: {_ONE_KIND_OF_REQUEST}", item.ctx.file)
+    no_class = ScenarioError(
+        item.ctx.object, f"{item.path}.deviceClassName", item.line, "Required value", item.ctx.file
+    )
+    when_dropped = (DeferredError(neither, FIRST_AVAILABLE_SINCE), DeferredError(no_class, 0, FIRST_AVAILABLE_SINCE))
+    gated.append(GatedField((PRIORITIZED_LIST,), owner, field.path, field.line, field.ctx.file, (), when_dropped))
+
+
+def _first_available(item: Field, first: list[Field], owner: str, gated: list[GatedField]) -> tuple[SubRequest, ...]:
     if len(first) > FIRST_AVAILABLE_MAX_SIZE:
         item.error_at("firstAvailable", f"Too many: {len(first)}: must have at most {FIRST_AVAILABLE_MAX_SIZE} items")
         first = []
@@ -1339,7 +1394,7 @@ def _request(item: Field, owner: str, gated: list[GatedField], v1beta1: bool = F
         if sub_name:
             named.append((sub_name, sub.get("name") or sub))
     _duplicates(named)
-    return DeviceRequest(name, None, tuple(subs))
+    return tuple(subs)
 
 
 def _exact_fields(field: Field, owner: str, gated: list[GatedField]) -> tuple[str, tuple[str, ...], str, int]:
@@ -1575,9 +1630,11 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
     for item in reading.gated:
         off = [gate for gate in item.needs if not rules.gates.enabled(gate)]
         if off:
-            if item.drops:
-                dropped.append(f"{item.object}: {item.path} ({off[0]})")  # the gate that drops it
-            errors.extend(item.when_dropped)
+            # the gate that drops it; a field of a gate the release does not have yet is not a field
+            # its API server knows either: the notice of unknown fields names it
+            if item.drops and rules.gates.known(off[0]):
+                dropped.append(f"{item.object}: {item.path} ({off[0]})")
+            errors.extend(deferred.error for deferred in item.when_dropped if deferred.applies(minor))
         elif _replayed(item.gate, minor):
             errors.extend(deferred.error for deferred in item.errors if deferred.applies(minor))
         else:
@@ -1603,6 +1660,10 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
         _without_consumable(settled)
     if not rules.gates.enabled(EXTENDED_RESOURCE):
         settled.classes = [replace(c, extended_resource_name=None) for c in settled.classes]
+    if not rules.gates.enabled(PRIORITIZED_LIST):
+        _each_spec(settled, _spec_without_first_available)
+    if not rules.gates.enabled(ADMIN_ACCESS):
+        _without_admin_access(settled)
     _without_disabled_binding(settled, rules)
     if rules.gates.enabled(TAINT_RULES) and reading.taint_rules:
         settled.slices = _with_rule_taints(settled.slices, reading.taint_rules)
@@ -1710,14 +1771,51 @@ def _without_taints(objects: DraObjects) -> None:
         else slice_
         for slice_ in objects.slices
     ]
+    _each_spec(objects, lambda spec: _spec_without_tolerations(spec) if _tolerates(spec) else spec)
+
+
+def _each_spec(objects: DraObjects, change: Callable[[ClaimSpec], ClaimSpec]) -> None:
+    """Every claim's and template's spec through ``change`` (which returns a spec it leaves as is)."""
     objects.claims = [
-        replace(claim, spec=_spec_without_tolerations(claim.spec)) if _tolerates(claim.spec) else claim
-        for claim in objects.claims
+        claim if (spec := change(claim.spec)) is claim.spec else replace(claim, spec=spec) for claim in objects.claims
     ]
     objects.templates = [
-        replace(template, spec=_spec_without_tolerations(template.spec)) if _tolerates(template.spec) else template
+        template if (spec := change(template.spec)) is template.spec else replace(template, spec=spec)
         for template in objects.templates
     ]
+
+
+def _spec_without_first_available(spec: ClaimSpec) -> ClaimSpec:
+    """The spec as the API server stores it while DRAPrioritizedList is off: no request's
+    firstAvailable (a request left without exact fields was refused)."""
+    if not any(request.first_available for request in spec.requests):
+        return spec
+    requests = tuple(replace(request, first_available=()) for request in spec.requests)
+    return replace(spec, requests=requests)
+
+
+def _without_admin_access(objects: DraObjects) -> None:
+    """The objects as the API server stores them while DRAAdminAccess is off: no request's
+    adminAccess, none in an allocation's results (dropDisabledDRAAdminAccessFields)."""
+    _each_spec(objects, _spec_without_admin_access)
+    objects.claims = [_claim_without_admin_results(claim) for claim in objects.claims]
+
+
+def _spec_without_admin_access(spec: ClaimSpec) -> ClaimSpec:
+    if not any(r.exactly is not None and r.exactly.admin_access is not None for r in spec.requests):
+        return spec
+    requests = tuple(
+        replace(r, exactly=replace(r.exactly, admin_access=None)) if r.exactly is not None else r for r in spec.requests
+    )
+    return replace(spec, requests=requests)
+
+
+def _claim_without_admin_results(claim: ResourceClaim) -> ResourceClaim:
+    allocation = claim.allocation
+    if allocation is None or all(result.admin_access is None for result in allocation.results):
+        return claim
+    results = tuple(msgspec.structs.replace(result, admin_access=None) for result in allocation.results)
+    return replace(claim, allocation=replace(allocation, results=results))
 
 
 def _without_disabled_binding(objects: DraObjects, rules: Rules) -> None:

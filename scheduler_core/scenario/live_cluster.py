@@ -32,6 +32,11 @@ class Resource:
     api_version: str  # "v1", "apps/v1", ...
     plural: str
     field_selector: str = ""
+    # versions to ask for, in order, when the cluster does not serve api_version (404)
+    older_versions: tuple[str, ...] = ()
+
+    def at(self, api_version: str) -> Resource:
+        return Resource(self.kind, api_version, self.plural, self.field_selector)
 
     @property
     def path(self) -> str:
@@ -39,6 +44,8 @@ class Resource:
         group = "/api/v1" if self.api_version == "v1" else f"/apis/{self.api_version}"
         return f"{group}/{self.plural}"
 
+
+DRA_OLDER = ("resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1")
 
 # In the order a reader wants them: the cluster's shape first, the pods last.
 RESOURCES: tuple[Resource, ...] = (
@@ -57,11 +64,12 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("ReplicaSet", "apps/v1", "replicasets"),
     Resource("StatefulSet", "apps/v1", "statefulsets"),
     Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets"),
-    # Dynamic resource allocation (resource.k8s.io/v1, GA in v1.34): what DynamicResources reads.
-    Resource("DeviceClass", "resource.k8s.io/v1", "deviceclasses"),
-    Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices"),
-    Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates"),
-    Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims"),
+    # Dynamic resource allocation (resource.k8s.io/v1, GA in v1.34; v1.33 serves v1beta2 and
+    # v1beta1, v1.32 v1beta1): what DynamicResources reads, in the newest version the cluster serves.
+    Resource("DeviceClass", "resource.k8s.io/v1", "deviceclasses", older_versions=DRA_OLDER),
+    Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices", older_versions=DRA_OLDER),
+    Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates", older_versions=DRA_OLDER),
+    Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims", older_versions=DRA_OLDER),
     Resource("Pod", "v1", "pods", UNFINISHED_PODS),
 )
 
@@ -102,16 +110,21 @@ class ApiStatus(Exception):
 
 def take(read_page: PageReader, source: str = "") -> Snapshot:
     snapshot = Snapshot(source=source)
-    for resource in RESOURCES:
-        try:
-            items = list(_list_all(read_page, resource))
-        except ApiStatus as status:
-            if status.status in (401,):
-                raise SnapshotError(f"the API server refused the credentials ({status})") from None
-            snapshot.skipped[resource.kind] = f"HTTP {status}"  # 403 forbidden, 404 not served
-            continue
-        snapshot.counts[resource.kind] = len(items)
-        snapshot.objects.extend(_as_object(item, resource) for item in items)
+    for wanted in RESOURCES:
+        for resource in (wanted, *(wanted.at(version) for version in wanted.older_versions)):
+            try:
+                items = list(_list_all(read_page, resource))
+            except ApiStatus as status:
+                if status.status in (401,):
+                    raise SnapshotError(f"the API server refused the credentials ({status})") from None
+                snapshot.skipped[wanted.kind] = f"HTTP {status}"  # 403 forbidden, 404 not served
+                if status.status == 404:
+                    continue  # an older version the cluster may serve
+                break
+            snapshot.skipped.pop(wanted.kind, None)
+            snapshot.counts[wanted.kind] = len(items)
+            snapshot.objects.extend(_as_object(item, resource) for item in items)
+            break
     return snapshot
 
 

@@ -71,7 +71,11 @@ from scheduler_core.scenario.unknown_fields import (
     check_fields,
     check_pod_fields,
     releases_of,
+    served_by,
+    served_by_all,
+    serves,
     unknown_to,
+    versions_served,
 )
 from scheduler_core.release.choice import ReleaseEvidence, ReleaseRequest, choose_release
 from scheduler_core.release.gates import FeatureGateError
@@ -172,6 +176,8 @@ class _Collected:
     pending_volumes: list[str] = field(default_factory=list)  # PVs without status.phase
     seen: dict[tuple[str, str, str], _Seen] = field(default_factory=dict)  # (kind, ns, name) -> first one
     ignored: Counter[str] = field(default_factory=Counter)  # kind -> objects the scheduler does not read
+    # (apiVersion, kind) -> objects written in a version some supported release does not serve
+    partly_served: Counter[tuple[str, str]] = field(default_factory=Counter)
     not_objects: list[str] = field(default_factory=list)  # lenient files holding no Kubernetes object
     duplicates: list[str] = field(default_factory=list)  # objects met again in another file (same uid)
     container_logs: list[str] = field(default_factory=list)  # "ns/pod container" blocks skipped
@@ -306,6 +312,8 @@ def _load(
     reading = _dra_reading(collected)
     collected.dra, collected.dra_dropped, gated_errors = dra.settle(reading, choice.rules)
     errors.extend(gated_errors)
+    if choice.rules.gates.enabled(dra.ADMIN_ACCESS):  # AuthorizedForAdmin: only where adminAccess is kept
+        errors.extend(dra.admin_access_errors(collected.dra_admin, collected.namespaces))
     if choice.rules.gates.enabled(dra.TAINT_RULES):  # the scheduler reads them: no longer ignored
         collected.ignored.pop(dra.TAINT_RULE_KIND, None)
     if collected.config_obj is not None and collected.config is not None:
@@ -336,6 +344,7 @@ def _load(
             rules=choice.rules,
         )
         + changes_reader.unusable_notice(changes)
+        + _not_served_notice(collected, choice.rules)
         + _release_fields_notice(collected, choice.rules),
         pdbs=collected.pdbs,
         storage=collected.storage,
@@ -530,7 +539,7 @@ _CONCATENATED = (
     "nodes", "pods", "services", "workloads", "pdbs", "pending_volumes", "container_logs", "admitted",
     "release_evidence", "version_records", "release_fields",
 )  # fmt: skip
-_UPDATED = ("namespaces", "priority_classes", "seen", "ignored")  # no key in both: seen says so
+_UPDATED = ("namespaces", "priority_classes", "seen", "ignored", "partly_served")  # no key in both: seen says so
 _NOT_SENT = ("pod_specs", "checked_specs")  # specs decoded so far (_second_half): this half's stay
 _MERGED_APART = ("storage",)
 _EMPTY_IN_A_HALF_TAKEN = (  # _stands_alone, or set only once everything is read (_load)
@@ -716,6 +725,8 @@ def _read_object(
         _add(obj, kind, meta, collected, limits, key)
         return
     check_fields(obj, api_version or spec.api_versions[0], kind, collected.release_fields)
+    if api_version and not served_by_all(api_version, kind):
+        collected.partly_served[(api_version, kind)] += 1
     _add(obj, kind, meta, collected, limits)
 
 
@@ -844,7 +855,6 @@ def _asks_extended_resources(pod: Pod) -> bool:
 
 def _finish(collected: _Collected, limits: Limits, errors: list[ScenarioError]) -> None:
     _ensure_namespaces(collected)
-    errors.extend(dra.admin_access_errors(collected.dra_admin, collected.namespaces))
     _resolve_priorities(collected)
     storage.finish(collected.storage)
     for pod in collected.pods:
@@ -1048,6 +1058,28 @@ def _binding_conditions(objects: DraObjects) -> list[Notice]:
             tuple(f"ResourceSlice {s.name}" for s in slices),
         )
     ]
+
+
+def _not_served_notice(collected: _Collected, rules: Rules) -> list[Notice]:
+    """Objects written in an API version the release's API server does not serve (a v1.32 cluster
+    has no resource.k8s.io/v1): read as the same objects in a version it serves, their fields as it
+    knows them (unknown_fields' twins; the fields it would not know are the next notice's)."""
+    name = rules.release.name
+    unserved = [
+        (version, kind, n) for (version, kind), n in collected.partly_served.items() if not serves(name, version, kind)
+    ]
+    notices = []
+    for version in dict.fromkeys(version for version, _, _ in unserved):
+        kinds = [(kind, count) for other, kind, count in unserved if other == version]
+        since = releases_of(served_by(version, kinds[0][0])).split(", ")[0]
+        served = " and ".join(versions_served(name, kinds[0][0])) or "the versions it serves"
+        counted = ", ".join(f"{count} {kind}" for kind, count in kinds)
+        message = (
+            f"{version} is not served by the {name} API server (it is from {since}): {counted} read as the same "
+            f"objects in {served}, as a {name} cluster has them"
+        )
+        notices.append(Notice(NoticeCode.UNKNOWN_FIELDS, message))
+    return notices
 
 
 def _release_fields_notice(collected: _Collected, rules: Rules) -> list[Notice]:

@@ -29,15 +29,69 @@ class ReleaseField:
     releases: int
 
 
+def _as_stored(structs: dict[str, dict[str, tuple[str, int]]]) -> dict[str, dict[str, tuple[str, int]]]:
+    """``structs`` with each field of DRA's v1 and v1beta2 types known also to the releases that
+    do not serve that version but know the field in the v1beta1 twin they store the object as (a
+    v1 DeviceClass replayed as v1.32 is read as v1.32's v1beta1 DeviceClass: its fields are that
+    one's). The twins differ in shape in two places: an ExactDeviceRequest's fields sit in v1beta1's
+    DeviceRequest, a Device's (but its name) in BasicDevice."""
+    widened = dict(structs)
+    for type_id, fields in structs.items():
+        package, _, name = type_id.partition(".")
+        if package not in _DRA_TWINS_OF:
+            continue
+        twin = structs.get(_V1BETA1 + _TWIN_NAMES.get(name, name), {})
+        basic = structs[_V1BETA1 + "BasicDevice"] if name == "Device" else {}
+        served = _SERVED[package]
+        stored = {}
+        for key, (child, releases) in fields.items():
+            found = (
+                twin.get(key) or basic.get(key) or (_ALWAYS if (name, key) == ("DeviceRequest", "exactly") else None)
+            )
+            stored[key] = (child, releases | (found[1] & ~served if found is not None else 0))
+        widened[type_id] = stored
+    return widened
+
+
+_V1BETA1 = "S:resource/v1beta1."
+_DRA_TWINS_OF = ("S:resource/v1", "S:resource/v1beta2")
+_TWIN_NAMES = {"ExactDeviceRequest": "DeviceRequest"}
+_ALWAYS = ("", ALL)  # v1's `exactly`: its fields are v1beta1's request's own
+_SERVED = {
+    package: ROOTS[(f"resource.k8s.io/{package.rsplit('/', 1)[1]}", "DeviceClass")][1] for package in _DRA_TWINS_OF
+}
+_STORED = _as_stored(STRUCTS)
+
 # Per struct, the fields every supported release knows -> the id of their value's type ("" for a
 # leaf: the common case is one lookup); the fields only some releases know -> (id, releases).
 _ALL_KNOW = {
     type_id: {key: child for key, (child, releases) in fields.items() if releases == ALL}
-    for type_id, fields in STRUCTS.items()
+    for type_id, fields in _STORED.items()
 }
 _SOME_KNOW = {
-    type_id: {key: known for key, known in fields.items() if known[1] != ALL} for type_id, fields in STRUCTS.items()
+    type_id: {key: known for key, known in fields.items() if known[1] != ALL} for type_id, fields in _STORED.items()
 }
+
+
+def served_by(api_version: str, kind: str) -> int:
+    """The releases (a mask) whose API server serves ``kind`` at ``api_version`` (every one for a
+    kind without a table)."""
+    root = ROOTS.get((api_version, kind))
+    return root[1] if root is not None else ALL
+
+
+def served_by_all(api_version: str, kind: str) -> bool:
+    return served_by(api_version, kind) == ALL
+
+
+def serves(release: str, api_version: str, kind: str) -> bool:
+    """Whether the API server of ``release`` (``v1.32``) serves ``kind`` at ``api_version``."""
+    return release not in RELEASES or bool(served_by(api_version, kind) & 1 << RELEASES.index(release))
+
+
+def versions_served(release: str, kind: str) -> list[str]:
+    """The API versions of ``kind`` the API server of ``release`` serves, as the table orders them."""
+    return [version for version, named in ROOTS if named == kind and serves(release, version, kind)]
 
 
 # A pod's spec (pods.frozen_spec) -> the fields in it only some releases know (path, releases): a spec
@@ -142,11 +196,22 @@ def _path(chain: _Chain) -> str:
 
 
 def unknown_to(release: str, partial: list[ReleaseField]) -> list[ReleaseField]:
-    """The fields of ``partial`` the API server of ``release`` (``v1.36``) does not know."""
+    """The fields of ``partial`` the API server of ``release`` (``v1.36``) does not know, each
+    outermost one only (a field inside one it does not know goes with it)."""
     if release not in RELEASES:
         return []
     bit = 1 << RELEASES.index(release)
-    return [found for found in partial if not found.releases & bit]
+    unknown: list[ReleaseField] = []
+    outer: dict[str, list[str]] = {}  # object -> the paths named so far
+    for found in partial:
+        if found.releases & bit:
+            continue
+        named = outer.setdefault(found.object, [])
+        if any(found.path[len(path) : len(path) + 1] in (".", "[") and found.path.startswith(path) for path in named):
+            continue
+        named.append(found.path)
+        unknown.append(found)
+    return unknown
 
 
 def releases_of(mask: int) -> str:

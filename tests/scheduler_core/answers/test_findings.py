@@ -12,6 +12,7 @@ from scheduler_core.answers.findings import (
     CLAIMS_ABSENT,
     CONTROLLER_ABSENT,
     DRA_OBJECTS_ABSENT,
+    DRA_OFF,
     NAMESPACES_ABSENT,
     NO_CONFIG,
     NODE_TAINTS_MISSING,
@@ -25,6 +26,8 @@ from scheduler_core.answers.findings import (
     fetch_commands,
     find_all,
 )
+from scheduler_core.release.choice import ReleaseRequest
+from scheduler_core.release.versions import release_named
 from tests.scheduler_core.builders import node_text, pod_text
 
 DUMPS = Path(__file__).resolve().parents[2] / "fixtures" / "dumps"
@@ -267,3 +270,38 @@ spec:
     assert finding.objects == ["ResourceClaim default/shared-gpus", "DeviceClass gpu.example.com", "Pod default/train"]
     assert "kubectl get resourceclaims -n default shared-gpus -o yaml" in finding.fix
     assert "kubectl get deviceclasses gpu.example.com -o yaml" in finding.fix
+
+
+_CLAIMING_POD = """apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: train, namespace: default}
+spec:
+  containers: [{name: c, image: pause, resources: {claims: [{name: gpu}]}}]
+  resourceClaims:
+  - {name: gpu, resourceClaimName: gpus}
+"""
+
+
+def test_pods_with_claims_where_dynamic_resource_allocation_is_off_say_how_to_turn_it_on():
+    """v1.32 and v1.33 keep DynamicResourceAllocation off by default: their API server drops a pod's
+    claims and their scheduler has no DynamicResources, so a dump whose pods have claims came from a
+    cluster that turned it on. Said instead of the objects it lacks (nothing would read them)."""
+
+    def codes(gates: dict[str, bool] | None) -> dict[str, object]:
+        scenario = load_scenario(_CLAIMING_POD, release=ReleaseRequest(release_named("v1.33"), gates))
+        return {f.code: f for f in find_all(scenario)}
+
+    off = codes(None)
+    assert DRA_OBJECTS_ABSENT not in off
+    finding = off[DRA_OFF]
+    assert finding.objects == ["Pod default/train"] and finding.fix is None
+    assert "DynamicResourceAllocation is off in v1.33 (its default)" in finding.message
+    assert "--feature-gates DynamicResourceAllocation=true" in finding.message
+    on = codes({"DynamicResourceAllocation": True})
+    assert DRA_OFF not in on and DRA_OBJECTS_ABSENT in on
+    assert DRA_OFF not in {f.code for f in find_all(load_scenario(_CLAIMING_POD))}  # v1.35: on

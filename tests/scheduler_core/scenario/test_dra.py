@@ -139,8 +139,8 @@ def test_v1beta1_and_v1beta2_objects_load_as_their_v1_twins(release):
 
     request = ReleaseRequest(release_named(release), {"DynamicResourceAllocation": True} if release < "v1.34" else None)
     documents = (
-        (CLASS, SLICE, CLAIM, TEMPLATE) if release != "v1.32" else (CLASS, SLICE, CLAIM)
-    )  # firstAvailable: v1.33 on
+        (CLASS, SLICE, CLAIM, TEMPLATE) if release >= "v1.34" else (CLASS, SLICE, CLAIM)
+    )  # firstAvailable: DRAPrioritizedList, on from v1.34
     v1 = load_scenario(stream(NODE, *documents), release=request).dra
     beta1_documents = [_as_v1beta1(d) for d in documents]
     assert "basic:" in beta1_documents[1] and "exactly" not in beta1_documents[2]
@@ -1201,3 +1201,68 @@ def test_a_device_status_names_an_allocated_device_and_carries_valid_conditions(
     assert any('conditions[0].status: unsupported value "Yes"' in e for e in errors), errors
     assert any("conditions[0].lastTransitionTime: Required value" in e for e in errors), errors
     assert any('conditions[0].reason: invalid value "1st": a condition reason must start' in e for e in errors), errors
+
+
+V133, V132 = Release(33, 13), Release(32, 13)
+DRA_ON = {"DynamicResourceAllocation": True}
+BOTH_KINDS = TEMPLATE.replace("      - name: gpu\n", "      - name: gpu\n        exactly: {deviceClassName: gpu}\n")
+
+
+def test_first_available_is_dropped_where_drapriotizedlist_is_off_and_a_request_left_with_nothing_is_refused():
+    """dropDisabledDRAPrioritizedListFields, then validateDeviceRequest: v1.33 (alpha, off) asks for
+    one of the two; v1.32's v1beta1 request has no firstAvailable at all and asks for its class."""
+    [v133] = _refused(V133, NODE, CLASS, TEMPLATE, gates=DRA_ON)
+    assert v133.endswith(
+        "spec.spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is required"
+    )
+    [v132] = _refused(V132, NODE, CLASS, _as_v1beta1(TEMPLATE), gates=DRA_ON)
+    assert v132.endswith("spec.spec.devices.requests[0].deviceClassName: Required value")
+    [v135] = _refused(V135, NODE, CLASS, TEMPLATE, gates={"DRAPrioritizedList": False})
+    assert v135 == v133.replace("v1.33", "v1.35")
+
+
+def test_first_available_beside_exact_fields_is_refused_where_kept_and_the_exact_request_read_where_dropped():
+    [both] = _refused(V135, NODE, CLASS, BOTH_KINDS)
+    assert both.endswith(
+        "spec.spec.devices.requests[0]: Invalid value: null: exactly one of `exactly` or `firstAvailable` is "
+        "required, but multiple fields are set"
+    )
+    scenario = _as(V133, NODE, CLASS, BOTH_KINDS, gates=DRA_ON)
+    [request] = scenario.dra.templates[0].spec.requests
+    assert (request.exactly.device_class_name, request.first_available) == ("gpu", ())
+    assert _dropped(scenario) == (
+        "ResourceClaimTemplate default/one-gpu: spec.spec.devices.requests[0].firstAvailable (DRAPrioritizedList)",
+    )
+    # v1beta1 writes the exact fields beside the name (conversion's hasAnyMainRequestFieldsSet)
+    beta = BOTH_KINDS.replace("apiVersion: resource.k8s.io/v1\n", "apiVersion: resource.k8s.io/v1beta1\n")
+    beta = beta.replace("        exactly: {deviceClassName: gpu}\n", "        deviceClassName: gpu\n")
+    assert _refused(V135, NODE, CLASS, beta) == [both]
+    [request] = _as(V133, NODE, CLASS, beta, gates=DRA_ON).dra.templates[0].spec.requests
+    assert (request.exactly.device_class_name, request.first_available) == ("gpu", ())
+
+
+def test_prioritized_lists_turned_on_before_v1_34_are_refused_as_not_replayed():
+    errors = _refused(V133, NODE, CLASS, TEMPLATE, gates={**DRA_ON, "DRAPrioritizedList": True})
+    assert len(errors) == 1 and "does not replay DRAPrioritizedList" in errors[0]
+    assert errors[0].endswith("or replay as --release v1.34")
+
+
+def test_admin_access_is_dropped_where_draadminaccess_is_off_with_its_namespace_check():
+    """dropDisabledDRAAdminAccessFields: the request's and the allocation's adminAccess go (then
+    AuthorizedForAdmin has nothing to check) while the gate is off: v1.32 and v1.33 by default."""
+    allocated = ADMIN_CLAIM.replace("device: gpu-0}", "device: gpu-0, adminAccess: true}")
+    text = (NODE, NAMESPACE % "", allocated)
+    scenario = _as(V133, *text, gates=DRA_ON)
+    [claim] = scenario.dra.claims
+    assert claim.spec.requests[0].exactly.admin_access is None
+    assert claim.allocation is not None and claim.allocation.results[0].admin_access is None
+    assert _dropped(scenario) == (
+        "ResourceClaim default/shared: spec.devices.requests[0].exactly.adminAccess (DRAAdminAccess)",
+        "ResourceClaim default/shared: status.allocation.devices.results[0].adminAccess (DRAAdminAccess)",
+    )
+    [refused] = _refused(V135, *text)
+    assert refused.endswith(
+        "requires the `resource.kubernetes.io/admin-access: true` label on the containing namespace"
+    )
+    [kept] = _as(V135, NODE, allocated).dra.claims
+    assert kept.spec.requests[0].exactly.admin_access is True and kept.allocation.results[0].admin_access is True

@@ -19,6 +19,8 @@ import pytest
 from scheduler_core.scenario import live_cluster as snapshot
 from scheduler_core.cli import main
 from scheduler_core.scenario import load_scenario
+from scheduler_core.release.choice import ReleaseRequest
+from scheduler_core.release.versions import release_named
 
 TOKEN = "recorded-token"
 MANAGED = [
@@ -210,6 +212,29 @@ def test_it_reads_the_dynamic_resource_allocation_kinds(kubeconfig: Path, tmp_pa
     assert [(s.name, s.node_name, [d.name for d in s.devices]) for s in dra.slices] == [
         ("node-a-gpu", "node-a", ["gpu-0"])
     ]
+
+
+def test_a_cluster_without_resource_k8s_io_v1_is_read_in_the_newest_version_it_serves(
+    kubeconfig: Path, tmp_path: Path, monkeypatch
+):
+    # v1.32 serves resource.k8s.io/v1beta1 only (v1.33 v1beta2 too): each kind is asked for in v1,
+    # then v1beta2, then v1beta1, and written with the version it came in.
+    plurals = ("deviceclasses", "resourceslices", "resourceclaimtemplates", "resourceclaims")
+    for plural in plurals:
+        for version in ("v1", "v1beta2"):
+            monkeypatch.setitem(NOT_SERVED, f"/apis/resource.k8s.io/{version}/{plural}", 404)
+    classes = ANSWERS["/apis/resource.k8s.io/v1/deviceclasses"]
+    monkeypatch.setitem(ANSWERS, "/apis/resource.k8s.io/v1beta1/deviceclasses", classes)
+    out = tmp_path / "c.yaml"
+    main(["snapshot", "--kubeconfig", str(kubeconfig), "-o", str(out)])
+    asked = [path for path, _, _ in FakeApiServer.requests if "resource.k8s.io" in path]
+    assert asked == [f"/apis/resource.k8s.io/{v}/{p}" for p in plurals for v in ("v1", "v1beta2", "v1beta1")]
+    text = out.read_text()
+    assert "apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass" in text and "Not read: DeviceClass" not in text
+    scenario = load_scenario(
+        out.read_bytes(), release=ReleaseRequest(release_named("v1.32"), {"DynamicResourceAllocation": True})
+    )
+    assert [c.name for c in scenario.dra.classes] == ["gpu"]
 
 
 def test_it_leaves_out_server_bookkeeping_and_says_what_it_did_not_read(kubeconfig: Path, tmp_path: Path):

@@ -130,3 +130,61 @@ def test_pods_sharing_a_spec_each_report_their_own_fields():
 def test_a_spec_checked_once_still_has_its_pods_metadata_and_status_checked():
     text = stream(NODE, pod(CONTAINER, "a"), pod(CONTAINER, "b", extra_meta="labelz: {x: y}"))
     assert [(e.object, e.path) for e in errors_of(text)] == [("Pod default/b", "metadata.labelz")]
+
+
+def test_a_field_inside_one_the_release_does_not_know_goes_with_it():
+    partial = [
+        ReleaseField("Pod default/p", "spec.schedulingGroup", 0b10000),
+        ReleaseField("Pod default/p", "spec.schedulingGroup.podGroupName", 0b10000),
+        ReleaseField("Pod default/p", "spec.schedulingGroupX", 0b10000),  # a sibling, not inside it
+        ReleaseField("Pod default/q", "spec.schedulingGroup.podGroupName", 0b10000),  # another object's
+    ]
+    assert [(f.object, f.path) for f in unknown_to("v1.35", partial)] == [
+        ("Pod default/p", "spec.schedulingGroup"),
+        ("Pod default/p", "spec.schedulingGroupX"),
+        ("Pod default/q", "spec.schedulingGroup.podGroupName"),
+    ]
+
+
+_V1_CLASS = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+"""
+_V1_SLICE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpu}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes: {model: {string: h100}}
+    taints: [{key: k, effect: NoSchedule}]
+"""
+
+
+@pytest.mark.parametrize("release", ["v1.32", "v1.33"])
+def test_v1_dra_objects_under_a_release_without_v1_are_read_as_its_v1beta1_twins(release):
+    # v1.32 and v1.33 serve no resource.k8s.io/v1: a v1 object is what v1beta1 stores, so its fields
+    # are v1beta1's (a device's under basic): only those v1beta1 lacks there are named, once.
+    scenario = load_scenario(stream(NODE, _V1_CLASS, _V1_SLICE), release=ReleaseRequest(release_named(release)))
+    messages = [n.message for n in scenario.notices if n.code is NoticeCode.UNKNOWN_FIELDS]
+    served = "resource.k8s.io/v1beta1" + (" and resource.k8s.io/v1beta2" if release == "v1.33" else "")
+    assert messages[0] == (
+        f"resource.k8s.io/v1 is not served by the {release} API server (it is from v1.34): 1 DeviceClass, "
+        f"1 ResourceSlice read as the same objects in {served}, as a {release} cluster has them"
+    )
+    if release == "v1.32":  # device taints: v1beta1's BasicDevice has them from v1.33
+        assert messages[1:] == [
+            "fields the v1.32 API server does not know, ignored: ResourceSlice n1-gpu spec.devices[0].taints "
+            "(known to v1.33, v1.34, v1.35, v1.36)"
+        ]
+    else:
+        assert messages[1:] == []
+    assert _notices(stream(NODE, _V1_CLASS, _V1_SLICE), "v1.34") == []
