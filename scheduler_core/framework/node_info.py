@@ -179,6 +179,7 @@ class NodeInfo:
 
     __slots__ = (
         "node",
+        "name",
         "pods",
         "pods_with_affinity",
         "pods_with_required_anti_affinity",
@@ -193,6 +194,9 @@ class NodeInfo:
 
     def __init__(self, node: Node) -> None:
         self.node = node
+        # the node's name, an attribute (not read through ``node`` every time: preemption and the
+        # Filter walk ask it of thousands of nodes per attempt); a node's update keeps its name
+        self.name: str = node.name
         self.pods: list[PodInfo] = []
         self.pods_with_affinity: list[PodInfo] = []
         self.pods_with_required_anti_affinity: list[PodInfo] = []
@@ -207,10 +211,6 @@ class NodeInfo:
         self.generation = 0
         # (generation, the lowest priority of the node's pods then): see lowest_priority
         self._lowest_priority: Optional[tuple[int, Optional[int]]] = None
-
-    @property
-    def name(self) -> str:
-        return self.node.name
 
     @property
     def allocatable(self) -> ResourceList:
@@ -324,6 +324,7 @@ class NodeInfo:
     def clone(self) -> "NodeInfo":
         other = NodeInfo.__new__(NodeInfo)  # every slot is set below: no empty maps made to be replaced
         other.node = self.node
+        other.name = self.name
         other.pods = list(self.pods)
         other.pods_with_affinity = list(self.pods_with_affinity)
         other.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)

@@ -8,9 +8,11 @@ node, so the candidates map is complete and deterministic (identical below 100 p
 from __future__ import annotations
 
 import functools
+from itertools import compress
+from operator import attrgetter
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Iterable, Optional, Protocol, Sequence
+from typing import Callable, Collection, Iterable, Optional, Protocol, Sequence
 
 from msgspec.structs import force_setattr
 
@@ -69,9 +71,25 @@ def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[N
     """
     if statuses.absent.code == Code.UNSCHEDULABLE:
         return [info for info in nodes if statuses.get(info.name).code == Code.UNSCHEDULABLE]
-    # Only nodes with an explicit status can be potential: look those up, not every node's.
-    wanted = {name for name, status in statuses.statuses.items() if status.code == Code.UNSCHEDULABLE}
-    return [info for info in nodes if info.node.name in wanted] if wanted else []
+    # Only nodes with an explicit status can be potential: look those up, not every node's. Nodes
+    # share their status objects (a verdict palette's): each distinct one is asked once, and the
+    # thousands of nodes are picked at C speed.
+    explicit = statuses.statuses
+    listed = list(explicit.values())
+    distinct = dict(zip(map(id, listed), listed)).values()
+    resolvable = {id(status) for status in distinct if status.code == Code.UNSCHEDULABLE}
+    if not resolvable:
+        return []
+    if len(resolvable) == len(distinct):
+        wanted: Collection[str] = explicit.keys()
+    else:
+        names = list(explicit)
+        wanted = set(compress(names, map(resolvable.__contains__, map(id, listed))))
+    infos = nodes if isinstance(nodes, list) else list(nodes)  # walked twice, side by side
+    return list(compress(infos, map(wanted.__contains__, map(_NODE_NAME, infos))))
+
+
+_NODE_NAME = attrgetter("node.name")
 
 
 # One node's verdict: its candidate, or the status saying why it is none.
@@ -123,7 +141,22 @@ def _node_verdict(
     victims, status = select_victims_on_node(framework, state.clone(), pod, node_info.clone(), pdbs)
     if is_success(status) and victims is not None and victims.pods:
         return Candidate(node_info.name, victims), None
-    return None, status if is_failure(status) else expected_a_victim(node_info.name)
+    if status is not None and is_failure(status):
+        return None, _one_of_its_kind(status)
+    return None, expected_a_victim(node_info.name)
+
+
+def _one_of_its_kind(status: Status) -> Status:
+    """One object for equal statuses (frozen): thousands of nodes that fail alike then share it, and
+    the failure message's histogram groups them by identity (diagnosis.status_groups) in C."""
+    shared = _SHARED_STATUSES.setdefault(status, status)
+    if len(_SHARED_STATUSES) > _SHARED_STATUSES_KEPT:
+        _SHARED_STATUSES.clear()
+    return shared
+
+
+_SHARED_STATUSES: dict[Status, Status] = {}
+_SHARED_STATUSES_KEPT = 4096
 
 
 ScoreFunc = Callable[[Victims], int]

@@ -184,6 +184,25 @@ class Budgets:
         return found
 
 
+class KeptBudgets:
+    """One ``Budgets`` for the lister's budgets while they are as they were (each the same object,
+    or an equal one): built when they change, not at every preemption, and one object that the
+    dry runs' kept verdicts hold in their keys and compare by identity."""
+
+    __slots__ = ("_pdbs", "_budgets")
+
+    def __init__(self) -> None:
+        self._pdbs: tuple[PodDisruptionBudget, ...] = ()
+        self._budgets = Budgets(())
+
+    def of(self, pdbs: Sequence[PodDisruptionBudget]) -> Budgets:
+        kept = self._pdbs
+        if len(pdbs) != len(kept) or any(new is not old and new != old for new, old in zip(pdbs, kept)):
+            self._pdbs = tuple(pdbs)
+            self._budgets = Budgets(self._pdbs)
+        return self._budgets
+
+
 def budgets_of(pdbs: "Sequence[PodDisruptionBudget] | Budgets") -> Budgets:
     return pdbs if isinstance(pdbs, Budgets) else Budgets(pdbs)
 

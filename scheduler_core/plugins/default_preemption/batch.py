@@ -88,18 +88,11 @@ class NodeVerdictMemo:
     """Each node's last numeric verdict, reused by later cycles while nothing it depends on has
     changed: the node's pods (its NodeInfo's generation), the preemptor's priority and checked
     requests, the nominated pods counted there, the node-only plugins' answers and the
-    PodDisruptionBudgets (``budgets_token``)."""
+    PodDisruptionBudgets (the ``Budgets`` object: victims.KeptBudgets gives the same one while they
+    are as they were)."""
 
     def __init__(self) -> None:
         self._by_node: dict[str, tuple[NodeInfo, tuple[Any, ...], _Kept]] = {}
-        self._budgets: tuple[list[PodDisruptionBudget], object] = ([], object())
-
-    def budgets_token(self, pdbs: Sequence[PodDisruptionBudget]) -> object:
-        """One object for the budgets as they are, a new one when they change (compared once per
-        preemption, so that each node's key holds an object compared by identity)."""
-        if self._budgets[0] != list(pdbs):
-            self._budgets = (list(pdbs), object())
-        return self._budgets[1]
 
     def get(self, name: str, node_info: NodeInfo, key: tuple[Any, ...]) -> Optional[_Kept]:
         """The verdict kept for node ``name`` (``node_info``'s) under ``key``, if any."""
@@ -118,7 +111,7 @@ def numeric_dry_run(
     pod: Pod,
     nodes: list[NodeInfo],
     checked: list[tuple[str, int]],
-    pdbs: Sequence[PodDisruptionBudget] = (),
+    pdbs: "Sequence[PodDisruptionBudget] | Budgets" = (),
     memo: Optional[NodeVerdictMemo] = None,
 ) -> DryRun:
     """dry_run_preemption's answer, every potential node judged on its numbers."""
@@ -128,7 +121,7 @@ def numeric_dry_run(
     after = rules.constant_verdicts(rules.after, pod, positions) if rules.after else [None] * len(nodes)
     budgets = budgets_of(pdbs)  # looked up once for every node's victims
     # one object: the per-node keys share it
-    preemptor = (pod.priority, tuple(checked), memo.budgets_token(pdbs) if memo is not None else None)
+    preemptor = (pod.priority, tuple(checked), budgets)
     nominated_nodes = framework.nominator.nodes_with_nominated_pods()
     result = DryRun()
     candidates, node_statuses = result.candidates, result.node_statuses

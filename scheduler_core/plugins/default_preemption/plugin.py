@@ -29,7 +29,7 @@ from scheduler_core.framework.kept_verdicts import VerdictMemo, filter_inputs
 from scheduler_core.framework.preemption.candidates import DryRun, NodeVerdict, dry_run_preemption
 from scheduler_core.framework.preemption.evaluator import Evaluator
 from scheduler_core.framework.preemption.executor import Executor
-from scheduler_core.framework.preemption.victims import may_preempt
+from scheduler_core.framework.preemption.victims import KeptBudgets, may_preempt
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, MaybeStatus, Status
 from scheduler_core.model import Pod
@@ -60,6 +60,7 @@ class DefaultPreemption:
         self._verdicts = NodeVerdictMemo()
         # The node-by-node dry run's, kept across cycles while their inputs are the same.
         self._node_verdicts: VerdictMemo[NodeVerdict] = VerdictMemo()
+        self._budgets = KeptBudgets()  # the lister's budgets, looked up once while they are unchanged
 
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatus
@@ -70,7 +71,7 @@ class DefaultPreemption:
     def dry_run_preemption(self, state: CycleState, pod: Pod, potential: list[NodeInfo]) -> DryRun:
         """DryRunPreemption with SelectVictimsOnNode: on numbers when only NodeResourcesFit decides
         (batch.py), else node by node."""
-        framework, pdbs = self._handle.framework, self._handle.snapshot.pdbs
+        framework, pdbs = self._handle.framework, self._budgets.of(self._handle.snapshot.pdbs)
         if not isinstance(framework, Framework):  # the paths below read the runtime's own plugin lists
             return dry_run_preemption(framework, state, pod, potential, pdbs)
         checked = numeric_dry_run_applies(framework, state)
@@ -79,7 +80,7 @@ class DefaultPreemption:
         inputs = filter_inputs(framework, state, pod) if framework.vectorized else None
         if inputs is None:
             return dry_run_preemption(framework, state, pod, potential, pdbs)
-        inputs += (list(pdbs),)  # the victims that would break a budget
+        inputs += (pdbs,)  # the victims that would break a budget (the same object while they are as they were)
         nominated_nodes = framework.nominator.nodes_with_nominated_pods()
 
         def nominated(node: str) -> tuple[Pod, ...]:

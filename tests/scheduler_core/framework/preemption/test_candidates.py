@@ -8,14 +8,23 @@ import random
 
 import pytest
 
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import NodeToStatus
 from scheduler_core.framework.preemption.candidates import (
     Candidate,
     _walk,
     best_candidates,
+    dry_run_preemption,
     earliest_start_of_highest_priority,
+    potential_nodes,
 )
+from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.preemption.victims import Victims
-from tests.scheduler_core.builders import make_pod
+from scheduler_core.framework.profile import Profile
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.model import CPU
+from scheduler_core.plugins.node_resources import new_fit
+from tests.scheduler_core.builders import FakeHandle, make_node, make_pod, make_snapshot
 
 T0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
@@ -78,3 +87,38 @@ def test_the_best_candidates_are_those_the_explained_walk_keeps(seed):
     best_nodes = [c.node for c in best_candidates(candidates)]
     assert best_nodes == [c.node for c in _walk(candidates).remaining]
     assert best_candidates(candidates) is not candidates  # a new list, as the walk's
+
+
+def test_nodes_that_fail_alike_in_the_dry_run_share_one_status():
+    # Their FailedScheduling histogram groups statuses by identity (diagnosis.status_groups): three
+    # nodes too small for the pod even without their victims answer with one object.
+    nodes = [make_node(f"n{i}", cpu=1000) for i in (1, 2, 3)]
+    running = [make_pod(f"low-{i}", node=f"n{i}", requests={CPU: 500}, priority=1) for i in (1, 2, 3)]
+    snapshot = make_snapshot(nodes, running)
+    handle = FakeHandle(snapshot)
+    fit = new_fit(None, handle)
+    framework = Framework(Profile.of({"preFilter": [fit], "filter": [fit]}, {}, 100), snapshot, False)
+    handle.framework = framework
+    pod, state = make_pod("big", requests={CPU: 1500}, priority=10), CycleState()
+    framework.run_pre_filter(state, pod, snapshot.node_infos)
+    dry_run = dry_run_preemption(framework, state, pod, list(snapshot.node_infos))
+    statuses = list(dry_run.node_statuses.values())
+    assert [s.reasons for s in statuses] == [("Insufficient cpu",)] * 3
+    assert statuses[0] is statuses[1] is statuses[2]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_potential_nodes_are_those_whose_status_is_unschedulable_in_node_order(seed):
+    # NodesForStatusCode(Unschedulable): shared and own statuses, both codes, nodes without one.
+    rng = random.Random(seed)
+    nodes = make_snapshot([make_node(f"n{i}") for i in range(12)], []).node_infos
+    shared = [Status.unschedulable("Insufficient cpu"), Status.unresolvable("node(s) had untolerated taint")]
+    explicit = {}
+    for info in rng.sample(nodes, rng.randint(0, 12)):
+        pick = rng.randint(0, 3)
+        explicit[info.name] = shared[pick] if pick < 2 else Status(rng.choice([Code.UNSCHEDULABLE, Code.ERROR]), ("x",))
+    absent = Status(rng.choice([Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE]))
+    statuses = NodeToStatus(explicit, absent)
+    expected = [i.name for i in nodes if statuses.get(i.name).code == Code.UNSCHEDULABLE]
+    assert [i.name for i in potential_nodes(nodes, statuses)] == expected
+    assert [i.name for i in potential_nodes(iter(nodes), statuses)] == expected

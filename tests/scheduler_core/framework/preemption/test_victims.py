@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.status import Status
 from scheduler_core.framework.preemption.victims import (
+    KeptBudgets,
     Budgets,
     may_preempt,
     more_important,
@@ -99,6 +100,21 @@ def _every_budget_in_order(infos, pdbs):
             violated = violated or allowed[index] < 0
         (violating if violated else fine).append(one)
     return violating, fine
+
+
+def test_kept_budgets_are_one_object_while_the_budgets_are_the_same_or_equal():
+    # The dry runs' kept verdicts hold the Budgets in their keys, compared by identity: the same
+    # object while the lister's budgets are as they were (the same or equal objects), a new one
+    # when one changes, comes or goes.
+    kept = KeptBudgets()
+    low = PodDisruptionBudget("default", "low", LabelSelector((("app", "low"),)), 1)
+    first = kept.of([low])
+    assert first.pdbs == (low,)
+    assert kept.of([low]) is first
+    assert kept.of([PodDisruptionBudget("default", "low", LabelSelector((("app", "low"),)), 1)]) is first
+    spent = kept.of([PodDisruptionBudget("default", "low", LabelSelector((("app", "low"),)), 0)])
+    assert spent is not first and spent.pdbs[0].disruptions_allowed == 0
+    assert kept.of([]) is not spent and len(kept.of([])) == 0
 
 
 def test_budgets_looked_up_by_label_answer_as_every_budget_asked_in_order():

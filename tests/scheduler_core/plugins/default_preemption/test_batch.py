@@ -11,7 +11,8 @@ from scheduler_core.framework.preemption.candidates import dry_run_preemption, p
 from scheduler_core.framework.profile import Profile
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
-from scheduler_core.model import CPU, Affinity, LabelSelector, PodAffinity, PodAffinityTerm, PodDisruptionBudget, Taint
+from scheduler_core.framework.preemption.victims import Budgets
+from scheduler_core.model import CPU, Affinity, LabelSelector, PodAffinity, PodAffinityTerm, Taint
 from scheduler_core.plugins import inter_pod_affinity, node_unschedulable, taint_toleration
 from scheduler_core.plugins.default_preemption import new
 from scheduler_core.plugins.default_preemption.batch import NodeVerdictMemo, numeric_dry_run, numeric_dry_run_applies
@@ -63,27 +64,18 @@ def test_it_answers_as_the_per_node_dry_run_and_reuses_a_verdict_only_while_the_
     framework, state, pod, potential = _cycle()
     checked = numeric_dry_run_applies(framework, state)
     assert checked == [(CPU, 1500)]
-    memo = NodeVerdictMemo()
-    fast = numeric_dry_run(framework, state, pod, potential, checked, memo=memo)
+    memo, budgets = NodeVerdictMemo(), Budgets(())
+    fast = numeric_dry_run(framework, state, pod, potential, checked, budgets, memo=memo)
     assert _picture(fast) == _picture(dry_run_preemption(framework, state, pod, potential))
     # n2 (tainted) and n3 (too small) are no potential nodes; n4 is still too full without its low pods.
     assert [c.node for c in fast.candidates] == ["n1"] and set(fast.node_statuses) == {"n4"}
     n1 = framework.snapshot.get("n1")
-    key = (n1.generation, (pod.priority, tuple(checked), memo.budgets_token(())), (), None, None)
+    key = (n1.generation, (pod.priority, tuple(checked), budgets), (), None, None)
     assert memo.get("n1", n1, key) is not None
+    # under other budgets (another Budgets object: victims.KeptBudgets makes one when they change)
+    assert memo.get("n1", n1, (n1.generation, (pod.priority, tuple(checked), Budgets(())), (), None, None)) is None
     framework.snapshot.remove_pod(n1.pods[0].pod)  # a pod leaves n1: its generation moves on
     assert memo.get("n1", n1, (n1.generation, *key[1:])) is None
-
-
-def test_verdicts_are_kept_under_the_same_budgets_only():
-    # The budgets decide which victims violate one: the verdicts are keyed by a token that stays
-    # while the budgets are equal and is new once one changes.
-    memo = NodeVerdictMemo()
-    budget = PodDisruptionBudget("default", "low", LabelSelector((("app", "low"),)), 1)
-    token = memo.budgets_token([budget])
-    assert memo.budgets_token([PodDisruptionBudget("default", "low", LabelSelector((("app", "low"),)), 1)]) is token
-    spent = memo.budgets_token([PodDisruptionBudget("default", "low", LabelSelector((("app", "low"),)), 0)])
-    assert spent is not token and memo.budgets_token([]) is not spent
 
 
 @pytest.mark.parametrize(

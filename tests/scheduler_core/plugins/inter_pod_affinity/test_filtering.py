@@ -394,3 +394,17 @@ def test_a_pod_outside_the_namespaces_of_the_pods_terms_is_counted_only_by_its_o
     assert counts_after_adding(listed, db_here) == ({}, {f"{HOST}=node1": 1})
     assert counts_after_adding(listed, guard) == ({f"{HOST}=node1": 1}, {})
     assert counts_after_adding(by_labels, db_elsewhere) == ({}, {f"{ZONE}=a": 1})
+
+
+def test_pair_counts_are_written_sorted_and_equal_counts_again_as_a_copy():
+    # Copied workloads' replicas see the same counts cycle after cycle: their wire form is kept for
+    # equal counts, handed out as a copy (a reader may change it), written anew when they differ.
+    counts = {(ZONE, "z2"): 1, (HOST, "n1"): 2, (ZONE, "z1"): 3}
+    first = filtering.pair_counts_json(counts)
+    assert list(first.items()) == [(f"{HOST}=n1", 2), (f"{ZONE}=z1", 3), (f"{ZONE}=z2", 1)]
+    first[f"{HOST}=n1"] = 99
+    again = filtering.pair_counts_json(dict(counts))
+    assert again == {f"{HOST}=n1": 2, f"{ZONE}=z1": 3, f"{ZONE}=z2": 1} and again is not first
+    counts[(ZONE, "z2")] = 4  # the same pairs, another count
+    assert filtering.pair_counts_json(counts)[f"{ZONE}=z2"] == 4
+    assert filtering.pair_counts_json({}) == {}
