@@ -23,6 +23,7 @@ from scheduler_core.release.choice import ReleaseChoice, ReleaseSource
 from scheduler_core.release.rules import Rules, Switch, rules_for, switches_between, with_switch
 from scheduler_core.release.versions import Release
 from scheduler_core.scenario.dra import replayed_as
+from scheduler_core.scenario.errors import ScenarioInvalid
 
 # Gates whose code reads only resource.k8s.io objects and pods' claims: a cluster without any
 # cannot tell them apart, so their runs are not made. (DynamicResourceAllocation itself also puts
@@ -46,7 +47,11 @@ class SwitchEffect(Wire, kw_only=True):
     explains: list[str] = []  # pods whose whole difference it alone explains
     touches: list[str] = []  # pods whose outcome it changes, without explaining all of it
     plugins: list[str] = []  # plugins whose scores it alone explains ("Plugin" or "Plugin: pod")
-    checked: bool = True  # False: not run (a DRA change on a cluster without devices)
+    checked: bool = True  # False: not run (a DRA change on a cluster without devices, or refused)
+    # Why it could not be run: the newer release with this change put back refuses the cluster's
+    # objects (its API server's words for the first problem: a claim's firstAvailable without
+    # DRAPrioritizedList leaves a request with nothing); None when it ran or was left out
+    refused: Optional[str] = None
 
 
 class PodUpgrade(Wire, kw_only=True):
@@ -114,9 +119,12 @@ class UpgradeComparison(Wire, kw_only=True):
         quiet = [c.name for c in self.changes if c.checked and not (c.explains or c.touches or c.plugins)]
         if quiet:
             out.append(f"No effect on this cluster: {', '.join(quiet)}")
-        unchecked = [c.name for c in self.changes if not c.checked]
+        unchecked = [c.name for c in self.changes if not c.checked and c.refused is None]
         if unchecked:
             out.append(f"Not run (the cluster has no resource claims or devices): {', '.join(unchecked)}")
+        for change in self.changes:
+            if change.refused is not None:
+                out.append(f"Not run: {change.name} put back, {self.new} refuses this cluster: {change.refused}")
         return out
 
 
@@ -162,8 +170,13 @@ def compare_releases(
         if switch not in relevant:
             effects.append(_effect(switch, checked=False))
             continue
-        reverted = read_side(run(_as(scenario, with_switch(new_rules, switch, switch.old))))
-        _say(progress, min(done, total), total, f"{new_rules.name} without {switch.name}")
+        try:
+            reverted = read_side(run(_as(scenario, with_switch(new_rules, switch, switch.old))))
+        except ScenarioInvalid as refused:  # the change is what lets the newer release take these objects
+            effects.append(_refused(switch, refused))
+            continue
+        finally:
+            _say(progress, min(done, total), total, f"{new_rules.name} without {switch.name}")
         effects.append(_attribute(switch, rows, a, b, reverted))
     for row in rows:
         row.causes = [e.name for e in effects if row.pod in e.explains]
@@ -241,6 +254,16 @@ def _plugins_differing(old: dict[str, dict[str, int]], new: dict[str, dict[str, 
 
 def _effect(switch: Switch, checked: bool = True) -> SwitchEffect:
     return SwitchEffect(kind=switch.kind, name=switch.name, sentence=switch.sentence(), checked=checked)
+
+
+def _refused(switch: Switch, refused: ScenarioInvalid) -> SwitchEffect:
+    """A change the newer release cannot be run without on this cluster: the first problem said."""
+    first = refused.errors[0]
+    where = f"{first.object}: {first.path}: " if first.path else f"{first.object}: "
+    more = f" (and {len(refused.errors) - 1} more)" if len(refused.errors) > 1 else ""
+    effect = _effect(switch, checked=False)
+    effect.refused = f"{where}{first.message}{more}"
+    return effect
 
 
 def _attribute(switch: Switch, rows: list[PodUpgrade], a: RunSide, b: RunSide, reverted: RunSide) -> SwitchEffect:

@@ -76,7 +76,8 @@ function changesSection(answer) {
   const does = (c) => all(c.explains).length || all(c.touches).length || all(c.plugins).length;
   const effective = all(answer.changes).filter(does);
   const quiet = all(answer.changes).filter((c) => c.checked !== false && !does(c));
-  const unchecked = all(answer.changes).filter((c) => c.checked === false);
+  const unchecked = all(answer.changes).filter((c) => c.checked === false && !c.refused);
+  const refused = all(answer.changes).filter((c) => c.refused);
   return section("What changed between the releases, and what it does here",
     effective.length
       ? h("ul.upgrade-changes", effective.map((c) => h("li", { dataset: { change: c.name, kind: c.kind } },
@@ -89,7 +90,9 @@ function changesSection(answer) {
     quiet.length ? h("details.upgrade-quiet", h("summary", `No effect on this cluster (${quiet.length})`),
       h("ul.small", quiet.map((c) => h("li", { dataset: { change: c.name } }, h("code", c.name), ` — ${c.sentence}`)))) : null,
     unchecked.length ? h("details.upgrade-unchecked", h("summary", `Not run: the cluster has no resource claims or devices (${unchecked.length})`),
-      h("ul.small", unchecked.map((c) => h("li", h("code", c.name), ` — ${c.sentence}`)))) : null);
+      h("ul.small", unchecked.map((c) => h("li", h("code", c.name), ` — ${c.sentence}`)))) : null,
+    refused.length ? h("div.upgrade-refused", h("p.small", `Not run: ${answer.new} with these put back refuses this cluster's objects`),
+      h("ul.small", refused.map((c) => h("li", { dataset: { change: c.name } }, h("code", c.name), ` — ${c.sentence}; `, h("span.refusal", c.refused))))) : null);
 }
 
 /** "explains 3 pod(s): a, b, c" — the engine's list, its length as given, the first ten named. */

@@ -178,6 +178,27 @@ def test_a_release_turning_a_gate_on_schedlab_does_not_replay_refuses_the_compar
     )
 
 
+def test_a_change_the_newer_release_cannot_be_run_without_is_said_refused_not_dropped():
+    """v1.33 has DRAPrioritizedList off (and DRA itself): v1.35 with it put back drops the claim's
+    firstAvailable and its API server refuses the request left with nothing. The comparison goes on
+    and says why that change was not run."""
+    prioritized = TAINTED_GPU.replace(
+        "      exactly: {deviceClassName: gpu}\n", "      firstAvailable: [{name: any, deviceClassName: gpu}]\n"
+    )
+    assert "firstAvailable" in prioritized
+    scenario = load_scenario(prioritized, release=ReleaseRequest(release_named("v1.35")))
+    result = compare_releases(scenario, release_named("v1.33"), release_named("v1.35"), run_to_the_end)
+    [change] = [c for c in result.changes if c.name == "DRAPrioritizedList"]
+    assert not change.checked and change.refused == (
+        "ResourceClaim default/plain: spec.devices.requests[0]: Required value: exactly one of `exactly` or "
+        "`firstAvailable` is required"
+    )
+    assert all(c.refused is None for c in result.changes if c.name != "DRAPrioritizedList")
+    assert "Not run: DRAPrioritizedList put back, v1.35.4 refuses this cluster: ResourceClaim default/plain" in (
+        "\n".join(result.lines())
+    )
+
+
 def test_an_upgrade_to_v1_36_makes_a_pod_wait_for_a_device_nobody_attaches():
     """examples/dra_binding_conditions.yaml: v1.35's API server drops the binding conditions and
     train-1 is bound at once; v1.36 waits for them in vain, and the pod stays pending."""
