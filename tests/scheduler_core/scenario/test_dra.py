@@ -1266,3 +1266,12 @@ def test_admin_access_is_dropped_where_draadminaccess_is_off_with_its_namespace_
     )
     [kept] = _as(V135, NODE, allocated).dra.claims
     assert kept.spec.requests[0].exactly.admin_access is True and kept.allocation.results[0].admin_access is True
+
+
+def test_where_dynamic_resource_allocation_is_off_gated_dra_fields_refuse_nothing():
+    # No resource.k8s.io API served, no DynamicResources: the objects are read, not refused for a
+    # field the release's (unused) DRA API server would have dropped.
+    scenario = _as(V133, NODE, CLASS, TEMPLATE)
+    assert [t.name for t in scenario.dra.templates] == ["one-gpu"]
+    [v133] = _refused(V133, NODE, CLASS, TEMPLATE, gates=DRA_ON)  # with it on, as its API server refuses it
+    assert "exactly one of `exactly` or `firstAvailable` is required" in v133
