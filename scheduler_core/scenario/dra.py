@@ -1325,12 +1325,21 @@ def _exactly(item: Field, v1beta1: bool) -> Optional[Field]:
     sit beside the name)."""
     if not v1beta1:
         return item.get_map("exactly")
-    return item if any(_main_field_set(item.get(key)) for key in _V1BETA1_EXACT_KEYS) else None
+    return item if any(_main_field_set(item, key) for key in _V1BETA1_EXACT_KEYS) else None
 
 
-def _main_field_set(field: Optional[Field]) -> bool:
-    """A v1beta1 request's field that makes it an exact request: written, and not its zero value."""
-    return field is not None and field.value not in ("", 0, None)
+def _main_field_set(item: Field, key: str) -> bool:
+    """A v1beta1 request's field that makes it an exact request: a non-empty string or a non-zero
+    count; adminAccess, selectors and tolerations whenever written (Go's pointer and slices: an
+    explicit false or [] counts)."""
+    field = item.get(key)
+    if field is None or field.value is None:
+        return False
+    if key in ("deviceClassName", "allocationMode"):
+        return bool(field.value != "")
+    if key == "count":
+        return bool(field.value != 0)
+    return True
 
 
 def _request(item: Field, owner: str, gated: list[GatedField], v1beta1: bool = False) -> DeviceRequest:

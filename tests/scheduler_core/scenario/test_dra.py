@@ -1275,3 +1275,14 @@ def test_where_dynamic_resource_allocation_is_off_gated_dra_fields_refuse_nothin
     assert [t.name for t in scenario.dra.templates] == ["one-gpu"]
     [v133] = _refused(V133, NODE, CLASS, TEMPLATE, gates=DRA_ON)  # with it on, as its API server refuses it
     assert "exactly one of `exactly` or `firstAvailable` is required" in v133
+
+
+def test_a_v1beta1_request_is_exact_when_any_of_its_exact_fields_is_written_even_false_or_empty():
+    # conversion's hasAnyMainRequestFieldsSet: adminAccess (a pointer) and selectors/tolerations
+    # (slices) count when written, even false or []: beside firstAvailable the request has both kinds.
+    template = _as_v1beta1(TEMPLATE)
+    for written in ("adminAccess: false", "selectors: []", "tolerations: []", "count: 1"):
+        both = template.replace("      - name: gpu\n", f"      - name: gpu\n        {written}\n")
+        errors = _refused(V135, NODE, CLASS, both)
+        assert any("but multiple fields are set" in e for e in errors), (written, errors)
+    assert not [n for n in _as(V135, NODE, CLASS, template).notices if "multiple" in n.message]  # firstAvailable alone
