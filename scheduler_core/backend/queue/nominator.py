@@ -29,7 +29,9 @@ CLEAR_NOMINATED_NODE = NominatingInfo("", MODE_OVERRIDE)
 
 class Nominator:
     def __init__(self, is_assigned: Callable[[Pod], bool]) -> None:
-        self.nominated_pods: dict[str, list[Pod]] = {}  # node -> pods, in nomination order
+        # node -> pod key -> pod, in nomination order (a key's entry found and dropped at once:
+        # copied workloads nominate hundreds of pods to a node, added and deleted over and over)
+        self.nominated_pods: dict[str, dict[str, Pod]] = {}
         self.nominated_pod_to_node: dict[str, str] = {}  # pod key -> node
         self._is_assigned = is_assigned  # the pod lister: a bound pod is never nominated
         self.version = 0  # bumped by every change of the nominations (what is read from them may be kept)
@@ -46,9 +48,9 @@ class Nominator:
         if self._is_assigned(pod):
             return
         self.nominated_pod_to_node[pod.key] = node
-        pods = self.nominated_pods.setdefault(node, [])
-        if all(p.key != pod.key for p in pods):
-            pods.append(pod)
+        pods = self.nominated_pods.setdefault(node, {})
+        if pod.key not in pods:
+            pods[pod.key] = pod
         self.version += 1
 
     def update_nominated_pod(self, old: Pod, pod: Pod) -> None:
@@ -68,14 +70,16 @@ class Nominator:
         if node is None:
             return
         self.version += 1
-        pods = [p for p in self.nominated_pods.get(node, []) if p.key != pod.key]
-        if pods:
-            self.nominated_pods[node] = pods
-        else:
-            self.nominated_pods.pop(node, None)
+        pods = self.nominated_pods.get(node)
+        if pods is None:
+            return
+        pods.pop(pod.key, None)
+        if not pods:
+            del self.nominated_pods[node]
 
     def nominated_pods_for_node(self, node: str) -> list[Pod]:
-        return list(self.nominated_pods.get(node, ()))
+        pods = self.nominated_pods.get(node)
+        return list(pods.values()) if pods else []
 
     def nodes_with_nominated_pods(self) -> set[str]:
         """The nodes some pending pod is nominated to: the only ones the first filter pass changes."""

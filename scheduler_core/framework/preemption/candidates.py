@@ -76,20 +76,20 @@ def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[N
     # thousands of nodes are picked at C speed.
     explicit = statuses.statuses
     listed = list(explicit.values())
-    distinct = dict(zip(map(id, listed), listed)).values()
-    resolvable = {id(status) for status in distinct if status.code == Code.UNSCHEDULABLE}
+    ids = list(map(id, listed))
+    distinct = dict(zip(ids, listed))
+    resolvable = {key for key, status in distinct.items() if status.code == Code.UNSCHEDULABLE}
     if not resolvable:
         return []
     if len(resolvable) == len(distinct):
         wanted: Collection[str] = explicit.keys()
     else:
-        names = list(explicit)
-        wanted = set(compress(names, map(resolvable.__contains__, map(id, listed))))
+        wanted = set(compress(explicit, map(resolvable.__contains__, ids)))
     infos = nodes if isinstance(nodes, list) else list(nodes)  # walked twice, side by side
     return list(compress(infos, map(wanted.__contains__, map(_NODE_NAME, infos))))
 
 
-_NODE_NAME = attrgetter("node.name")
+_NODE_NAME = attrgetter("name")
 
 
 # One node's verdict: its candidate, or the status saying why it is none.
