@@ -974,10 +974,17 @@ def _notices(collected: _Collected, changes_make_work: bool = False, rules: Opti
                 tuple(collected.dra_dropped),
             )
         )
-    held = pods_held_at_pre_enqueue(
-        [p for p in collected.pods if not p.is_finished],
-        collected.dra,
-        (rules or DEFAULT_RULES).features.claim_owner_message_capitalized,
+    replayed = rules or DEFAULT_RULES
+    # DynamicResources' PreEnqueue holds them only where the plugin runs (DynamicResourceAllocation
+    # on; where it is off the finding dra-off names the pods)
+    held = (
+        pods_held_at_pre_enqueue(
+            [p for p in collected.pods if not p.is_finished],
+            collected.dra,
+            replayed.features.claim_owner_message_capitalized,
+        )
+        if replayed.gates.enabled(dra.DRA_GATE)
+        else []
     )
     if held:
         notices.append(

@@ -1095,6 +1095,9 @@ def test_a_pending_pod_whose_claim_template_is_missing_is_said_held_at_pre_enque
     [notice] = scenario.scheduling_notices()
     assert notice.code is NoticeCode.RESOURCE_CLAIMS and notice.objects == ("Pod default/web-1",)
     assert 'pod "default/web-1": ResourceClaim not created yet' in notice.message
+    # where DynamicResourceAllocation is off (v1.33's default) no PreEnqueue holds it: no such notice
+    older = load_scenario(stream(NODE, pod(CONTAINER + claims)), release=ReleaseRequest(release_named("v1.33")))
+    assert not [n for n in older.scheduling_notices() if n.code is NoticeCode.RESOURCE_CLAIMS]
 
 
 def test_a_resource_claim_names_exactly_one_source():
