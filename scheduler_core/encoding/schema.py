@@ -19,6 +19,7 @@ so a stored run read by a later release still reads.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -46,6 +47,7 @@ def payload_schema(extra: Iterable[type[msgspec.Struct]] = ()) -> dict[str, Any]
     _, components = msgspec.json.schema_components(list(declared.values()), ref_template=REF)
     for component in components.values():
         _close(component)
+        _clean_description(component)
     components[Event.__name__] = _event_schema()
     return {
         "$schema": DRAFT,
@@ -54,6 +56,15 @@ def payload_schema(extra: Iterable[type[msgspec.Struct]] = ()) -> dict[str, Any]
         "description": "Generated from the payloads' declarations by scheduler_core/encoding/schema.py: do not edit.",
         "$defs": dict(sorted(components.items())),
     }
+
+
+def _clean_description(schema: dict[str, Any]) -> None:
+    """A declaration's docstring as its description, indentation taken out (inspect.cleandoc): what
+    msgspec 0.23 writes, and what earlier releases wrote with each later line still indented, so
+    the served file is the same whichever msgspec the machine installed."""
+    description = schema.get("description")
+    if isinstance(description, str):
+        schema["description"] = inspect.cleandoc(description)
 
 
 def _close(schema: dict[str, Any]) -> None:
