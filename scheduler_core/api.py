@@ -29,7 +29,7 @@ from scheduler_core.model.core import Node, Pod
 from scheduler_core.model.quantity import format_amount
 from scheduler_core.model.resources import pod_requests
 from scheduler_core.answers.check import check_scenario
-from scheduler_core.answers.findings import NODE_TAINTS_MISSING, Finding
+from scheduler_core.answers.findings import DRA_OFF, NODE_TAINTS_MISSING, Finding
 from scheduler_core.cluster.node_lifecycle import add_node_taints_to_text, controller_taint_changes
 
 # Releases.
@@ -139,6 +139,7 @@ __all__ = [
     "FragmentationAnswerJSON",
     "Limits",
     "NODE_TAINTS_MISSING",
+    "DRA_OFF",
     "Finding",
     "Notice",
     "NeedsTrials",

@@ -86,6 +86,13 @@ export function releaseSelector(state, { onChange }) {
       select.options[0].textContent = dumpLabel(choice);
       showGates();
     },
+    /** A gate turned on in the --feature-gates field (its other gates kept), as if typed there. */
+    turnOn(gate) {
+      const others = gates.value.split(",").map((g) => g.trim()).filter((g) => g && g.split("=")[0].trim() !== gate);
+      gates.value = [...others, `${gate}=true`].join(",");
+      state.gates = gates.value;
+      onChange(state);
+    },
     /** The server refused the release or a gate (release_invalid), or null to clear. */
     setError(message) {
       error.hidden = !message;

@@ -131,3 +131,48 @@ def test_a_fleet_check_fills_its_table_in_as_each_scenario_s_comparison_finishes
     expect(row.locator(".fleet-elsewhere")).to_have_text("1")
     page.goto(page.base_url + "/")
     expect(page.locator("#fleet-list")).to_contain_text("to v1.36 · 2 scenario(s)")
+
+
+# A v1.33 dump whose pod has a claim: that release has DynamicResourceAllocation off by default.
+CLAIMING_V133 = """apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+  nodeInfo: {kubeletVersion: v1.33.13}
+---
+apiVersion: resource.k8s.io/v1beta1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: gpus, namespace: default}
+spec:
+  devices:
+    requests:
+    - {name: gpu, deviceClassName: gpu}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: train, namespace: default}
+spec:
+  containers: [{name: c, image: pause, resources: {claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimName: gpus}]
+"""
+
+
+def test_a_dump_whose_pods_have_claims_where_dra_is_off_turns_it_on_in_one_click(page):
+    page.goto(page.base_url + "/")
+    scenario = api_post(page, "/api/scenarios", {"name": "v1.33 with claims", "text": CLAIMING_V133})
+    page.goto(f"{page.base_url}/scenarios/{scenario['id']}/")
+    finding = page.locator("#finding-list > li[data-code=dra-off]")
+    expect(finding).to_contain_text("DynamicResourceAllocation is off in v1.33")
+    page.click("#fix-dra-on")
+    expect(page.locator("#feature-gates")).to_have_value("DynamicResourceAllocation=true")
+    expect(page.locator("#editor-release")).to_contain_text("DynamicResourceAllocation=true")
+    expect(finding).to_have_count(0)
+    expect(page.locator("#save-status")).not_to_contain_text("version 2")  # the text is not changed for it

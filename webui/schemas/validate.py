@@ -49,7 +49,8 @@ class FindingOut(EngineSchema, payload=engine.Finding, without=("fix",)):
     )
     action: str | None = Field(
         default=None,
-        description='a one-click change the API makes: "add-node-taints" (POST /api/scenarios/{id}/fixes/node-taints)',
+        description='a one-click change: "add-node-taints" (the API adds them: POST /api/scenarios/{id}/fixes/node-taints), '
+        '"turn-dra-on" (the page replays with --feature-gates DynamicResourceAllocation=true; the text unchanged)',
     )
 
 

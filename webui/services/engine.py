@@ -77,6 +77,7 @@ from scheduler_core.api import (
     NeedsTrials,
     Node,
     NODE_TAINTS_MISSING,
+    DRA_OFF,
     NodesAnswer,
     NodesAnswerJSON,
     NotBound,
@@ -750,7 +751,9 @@ def _check(text: str, release: ReleaseRequest = NO_RELEASE) -> Check:
 
 
 # The findings the API changes in one click (POST /api/scenarios/{id}/fixes/...), by code.
-FINDING_ACTIONS = {NODE_TAINTS_MISSING: "add-node-taints"}
+# The one-click change the page makes for a finding: the node taints added to the text (a new
+# version); DynamicResourceAllocation turned on in the release selector (the text untouched).
+FINDING_ACTIONS = {NODE_TAINTS_MISSING: "add-node-taints", DRA_OFF: "turn-dra-on"}
 
 
 def _finding_json(finding: dict[str, Any]) -> dict[str, Any]:

@@ -194,9 +194,12 @@ function showFindings(findings, fetch) {
       finding.kubectl ? h("div", h("span.muted.small", "Fetch it with:"), h("pre.kubectl", finding.kubectl),
         h("button.linkish.small", { type: "button", onclick: () => copyText(finding.kubectl) }, "Copy the command")) : null))));
   const fixable = findings.some((finding) => finding.action === "add-node-taints");
+  const draOff = findings.some((finding) => finding.action === "turn-dra-on");
   const commands = fetch.join("\n");
   mount($("#finding-fixes"),
     fixable ? h("button#fix-node-taints", { type: "button", onclick: addNodeTaints }, "Add the taints the node lifecycle controller would add") : null,
+    draOff ? h("button#fix-dra-on", { type: "button", onclick: () => selector.turnOn("DynamicResourceAllocation") },
+      "Replay with DynamicResourceAllocation on (your text stays as it is)") : null,
     fetch.length ? h("details#fetch-all", h("summary", `Fetch everything the dump lacks (${fetch.length} command(s))`),
       h("pre.kubectl", commands), h("button.linkish.small", { type: "button", onclick: () => copyText(commands) }, "Copy the commands"),
       h("p.small", h("label", "Then add what they wrote to this scenario (files or an archive): ",
