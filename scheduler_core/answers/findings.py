@@ -66,7 +66,6 @@ RELEASE_FROM_KUBELETS = "release-from-kubelets"
 RELEASE_NEAREST = "release-nearest"
 
 # kubectl's resource names for the kinds a finding fetches.
-DRA_GATE = "DynamicResourceAllocation"
 RESOURCES = {
     "ReplicaSet": "replicasets",
     "StatefulSet": "statefulsets",
@@ -363,8 +362,8 @@ def _dra_off(scenario: Scenario) -> Optional[Finding]:
     default): that release's API server drops their claims and its scheduler has no DynamicResources,
     so they schedule as pods without devices — yet a cluster whose pods keep claims runs with the gate
     on. Said first, with the flag that replays it so."""
-    gates = scenario.rules.gates
-    if gates.enabled(DRA_GATE):
+    rules = scenario.rules
+    if rules.features.enable_dynamic_resource_allocation:
         return None
     pods = [pod.key for pod in _seen_pods(scenario) if pod.claim_sources]
     if not pods:
@@ -372,10 +371,10 @@ def _dra_off(scenario: Scenario) -> Optional[Finding]:
     return Finding(
         DRA_OFF,
         f"{len(pods)} pod(s) use resource claims ({_named(pods)}), but DynamicResourceAllocation is off in "
-        f"{scenario.release.rules.release.name}{'' if gates.overrides else ' (its default)'}: its API server "
+        f"{rules.release.name}{'' if rules.gates.overrides else ' (its default)'}: its API server "
         "drops their resourceClaims and its scheduler has no DynamicResources plugin, so they are replayed as "
         "pods without devices; a cluster whose pods keep their claims runs with the gate on: replay with "
-        f"--feature-gates {DRA_GATE}=true (the editor's release selector has the same field)",
+        "--feature-gates DynamicResourceAllocation=true (the editor's release selector has the same field)",
         [f"Pod {key}" for key in pods],
         None,
     )

@@ -141,7 +141,6 @@ DEVICE_STATUS = "DRAResourceClaimDeviceStatus"
 # DRAPrioritizedList (a request's firstAvailable) and DRAAdminAccess (adminAccess): replayed where
 # they are on by default (v1.34 on); alpha before, turned on there they are refused.
 PRIORITIZED_LIST = "DRAPrioritizedList"
-DRA_GATE = "DynamicResourceAllocation"
 ADMIN_ACCESS = "DRAAdminAccess"
 REPLAYED_GATES = {
     PRIORITIZED_LIST: 34,
@@ -1677,7 +1676,7 @@ def settle(reading: DraReading, rules: Rules) -> tuple[DraObjects, list[str], li
     _without_disabled_binding(settled, rules)
     if rules.gates.enabled(TAINT_RULES) and reading.taint_rules:
         settled.slices = _with_rule_taints(settled.slices, reading.taint_rules)
-    if not rules.gates.enabled(DRA_GATE):
+    if not rules.features.enable_dynamic_resource_allocation:
         # No DRA API is served and no DynamicResources runs (v1.32 and v1.33 by default): the
         # objects are read for what SchedLab shows of them and nothing of theirs is refused (the
         # finding dra-off names the pods whose claims the replay then ignores).

@@ -983,7 +983,7 @@ def _notices(collected: _Collected, changes_make_work: bool = False, rules: Opti
             collected.dra,
             replayed.features.claim_owner_message_capitalized,
         )
-        if replayed.gates.enabled(dra.DRA_GATE)
+        if replayed.features.enable_dynamic_resource_allocation
         else []
     )
     if held:
