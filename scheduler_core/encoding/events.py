@@ -276,7 +276,7 @@ class TotalWire(Wire):
 
     total_scores: dict[str, int]
     node_name: Optional[str]
-    ties: list[str]
+    ties: Sequence[str]  # written as a list (NodePositions: the hand-over's ties)
     error: Optional[str] = None
 
 
@@ -284,7 +284,7 @@ class TotalResult(msgspec.Struct):
     nodes: Sequence[str]
     totals: Any
     node_name: Optional[str]
-    ties: list[str]
+    ties: Sequence[str]  # a list, or NodePositions where node lists are positions (the hand-over)
     error: Optional[str] = None
     # Where the ties are in ``nodes`` when the scheduler knows it (ties == [nodes[p] for p in it]):
     # the columnar encoder stores them from it without looking up thousands of names.

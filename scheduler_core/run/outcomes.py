@@ -85,7 +85,7 @@ class HostSelected:
     names: Sequence[str]
     totals: np.ndarray
     chosen: str
-    ties: list[str]
+    ties: Sequence[str]  # positions (NodePositions) in the engine's own process, as its other node lists
     tie_positions: np.ndarray
 
 

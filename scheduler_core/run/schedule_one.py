@@ -42,7 +42,7 @@ from scheduler_core.framework.interfaces import FilterPlugin, NodeToStatus
 from scheduler_core.framework.kept_verdicts import BoundVerdicts, filter_inputs
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.backend.cache.snapshot import Snapshot
-from scheduler_core.framework.node_table import NodeList, gathered_names
+from scheduler_core.framework.node_table import NodeList, NodePositions, NodeTable, gathered_names
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.registry import Registry
@@ -738,7 +738,7 @@ class Cycle:
             assert outcome is not None  # no error: the plugin scored
             yield ScoreDone(names, outcome)
             totals += outcome.weighted
-        chosen, ties, tie_positions = self._select_host(table.names_array, feasible, totals)
+        chosen, ties, tie_positions = self._select_host(table, feasible, totals)
         self._store_batch(signature, hint, chosen, names, totals)
         yield HostSelected(names, totals, chosen, ties, tie_positions)
         return (yield from self._bind(chosen))
@@ -764,12 +764,19 @@ class Cycle:
         return SchedulingError(message, after_host_selection=True)
 
     def _select_host(
-        self, names: np.ndarray, feasible: np.ndarray, totals: np.ndarray
-    ) -> tuple[str, list[str], np.ndarray]:
+        self, table: NodeTable[NodeInfo], feasible: np.ndarray, totals: np.ndarray
+    ) -> tuple[str, Sequence[str], np.ndarray]:
         """The chosen node, the nodes with the top total (document order) and their positions among
-        the feasible ones (``names``: the table's names, ``feasible``: the scored positions)."""
+        the feasible ones (``feasible``: the scored positions in the table). In the engine's own
+        process (node lists kept as positions) the ties stay positions too: a uniform cluster ties
+        thousands of nodes, whose names the hand-over never sends (the reader has the positions)."""
         positions = np.flatnonzero(totals == np.maximum.reduce(totals))
-        ties = names[feasible[positions]].tolist()
+        tied = feasible[positions]
+        ties: Sequence[str] = (
+            NodePositions(tied, table.names)
+            if self.snapshot.node_lists_as_positions
+            else table.names_array[tied].tolist()
+        )
         if self.scheduler.tie_break == TIE_BREAK_RANDOM:
             return self.scheduler.rng.choice(ties), ties, positions
         return ties[0], ties, positions

@@ -572,7 +572,12 @@ def _read_weighted(receiver: Receiver, wire: dict[str, Any]) -> Any:
 
 def _read_ties(receiver: Receiver, wire: dict[str, Any]) -> Any:
     positions = wire["tie_positions"]  # read after nodes and tie_positions (the table's order)
-    return wire["ties"] if positions is None else receiver.gathered(wire["nodes"], positions)
+    if positions is None:
+        return wire["ties"]
+    nodes = wire["nodes"]
+    if type(nodes) is NodePositions:  # kept as positions, as the engine's process has them
+        return NodePositions(nodes.positions[positions], nodes.table_names)
+    return receiver.gathered(nodes, positions)
 
 
 def _read_pre_score_state(receiver: Receiver, wire: dict[str, Any]) -> Any:

@@ -8,8 +8,8 @@ node, so the candidates map is complete and deterministic (identical below 100 p
 from __future__ import annotations
 
 import functools
-from itertools import compress
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, eq
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable, Collection, Iterable, Optional, Protocol, Sequence
@@ -49,12 +49,16 @@ class DryRun:
 
     @property
     def errors(self) -> list[Status]:
-        return [s for s in self.node_statuses.values() if s.code == Code.ERROR]
+        listed = list(self.node_statuses.values())
+        # Thousands of nodes share a few status objects: each is asked once (the walk at C speed).
+        if not any(status.code == Code.ERROR for status in dict(zip(map(id, listed), listed)).values()):
+            return []
+        return [s for s in listed if s.code == Code.ERROR]
 
     def ordered(self) -> "DryRun":
         """Candidates without PDB violations come first, as the real evaluator lists them (without
         any violation, as mostly, the order stays as it is: no sort key is made for each)."""
-        if any(c.victims.num_pdb_violations for c in self.candidates):
+        if any(map(_PDB_VIOLATIONS, self.candidates)):
             self.candidates.sort(key=lambda c: c.victims.num_pdb_violations > 0)
         return self
 
@@ -90,6 +94,8 @@ def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[N
 
 
 _NODE_NAME = attrgetter("name")
+_PDB_VIOLATIONS = attrgetter("victims.num_pdb_violations")
+_RANK = attrgetter("victims.rank")
 
 
 # One node's verdict: its candidate, or the status saying why it is none.
@@ -260,9 +266,9 @@ def best_candidates(candidates: list[Candidate]) -> list[Candidate]:
     four, smaller is better) is least."""
     if len(candidates) <= 1:
         return list(candidates)
-    ranks = [candidate.victims.rank for candidate in candidates]
+    ranks = list(map(_RANK, candidates))
     least = min(ranks)
-    remaining = [candidate for candidate, rank in zip(candidates, ranks) if rank == least]
+    remaining = list(compress(candidates, map(eq, repeat(least), ranks)))
     return _latest_start(remaining) if len(remaining) > 1 else remaining
 
 

@@ -15,6 +15,7 @@ cycle; from v1.34 only the failure handler's patch clears it.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Callable, Optional, Protocol
 
 from scheduler_core.framework.cycle_state import CycleState
@@ -104,7 +105,8 @@ class Evaluator:
 
     def select_candidate(self, pod: Pod, candidates: list[Candidate]) -> PostFilterResult:
         """SelectCandidate: a unique best node is nominated; a tie is the real scheduler's coin toss."""
-        by_node = {c.node: c.victims.key_list for c in candidates}  # pod_keys' list, thousands of times
+        # pod_keys' list, for thousands of candidates: gathered at C speed
+        by_node = dict(zip(map(_NODE, candidates), map(_KEY_LIST, candidates)))
         best = best_candidates(candidates)
         position = self._handle.snapshot.position
         if len(best) > 1 and not self._handle.options.preemption_ties_in_node_order:
@@ -123,6 +125,10 @@ class Evaluator:
         if self.ranking_observer is not None:
             position = self._handle.snapshot.position
             self.ranking_observer(pod, rank_candidates(candidates, chosen, lambda node: position[node]))
+
+
+_NODE = attrgetter("node")
+_KEY_LIST = attrgetter("victims.key_list")
 
 
 def _not_helpful(num_all_nodes: int, dry_run: DryRun, summary: str) -> tuple[PostFilterResult, Status]:

@@ -7,6 +7,7 @@ removed pods are reprieved one by one, most important first, as long as the pod 
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Optional, Sequence
@@ -197,9 +198,12 @@ class KeptBudgets:
 
     def of(self, pdbs: Sequence[PodDisruptionBudget]) -> Budgets:
         kept = self._pdbs
+        if len(pdbs) == len(kept) and all(map(operator.is_, pdbs, kept)):
+            return self._budgets  # the same objects (most preemptions): compared in C
         if len(pdbs) != len(kept) or any(new is not old and new != old for new, old in zip(pdbs, kept)):
-            self._pdbs = tuple(pdbs)
-            self._budgets = Budgets(self._pdbs)
+            self._budgets = Budgets(tuple(pdbs))
+        # Equal ones are kept too, so the next preemption finds them by identity.
+        self._pdbs = tuple(pdbs)
         return self._budgets
 
 

@@ -11,6 +11,7 @@ per topology value are an ``np.bincount`` over the key's label codes weighted by
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -125,9 +126,10 @@ class TermCounter:
         for (_, term, _), nodes in self._sync().existing.matching(pod, state.namespace_labels, _REQUIRED_ANTI):
             sums.add_at_positions(term.topology_key, nodes, 1)
         for key, column, codes, totals in sums.entries():
-            values = column.values
-            for code, count in zip(codes.tolist(), totals.tolist()):
-                state.existing_anti[(key, values[code])] = count
+            # Thousands of pairs when the term's key is the hostname: written in C, each as the
+            # assignment pair by pair wrote it (a key's codes are distinct, and so are the keys).
+            pairs = zip(repeat(key), map(column.values.__getitem__, codes.tolist()))
+            state.existing_anti.update(zip(pairs, totals.tolist()))
 
     def weigh(self, state: PreScoreState, has_preferred: bool, hard_weight: int) -> None:
         """scoring.compute_pre_score_state's sums, from per-node counts; also the lookup arrays

@@ -92,11 +92,18 @@ class SpreadingListers:
     Services were scanned whole for every pod, 14 ms a cycle."""
 
     def __init__(self, services: Iterable[Service], workloads: Iterable[Workload]) -> None:
-        self.services: dict[tuple[str, str, str], list[Service]] = {}
+        # Each distinct selector once: what a Service adds is its selector, and a cluster of copied
+        # workloads has hundreds of Services selecting alike in one namespace, all asked per pod.
+        self.selectors: dict[tuple[str, str, str], list[Mapping[str, str]]] = {}
+        seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         for service in services:
             if service.selector:
+                distinct = (service.namespace, tuple(sorted(service.selector.items())))
+                if distinct in seen:
+                    continue
+                seen.add(distinct)
                 key, value = next(iter(service.selector.items()))
-                self.services.setdefault((service.namespace, key, value), []).append(service)
+                self.selectors.setdefault((service.namespace, key, value), []).append(service.selector)
         self.workloads: dict[tuple[str, str, str], Workload] = {}
         for workload in workloads:
             self.workloads.setdefault((workload.kind, workload.namespace, workload.name), workload)
@@ -112,9 +119,9 @@ class SpreadingListers:
         label_set: dict[str, str] = {}
         namespace, labels = pod.namespace, pod.labels
         for key, value in labels.items():
-            for service in self.services.get((namespace, key, value), ()):
-                if map_selector_matches(service.selector, labels):
-                    label_set.update(service.selector)
+            for selector in self.selectors.get((namespace, key, value), ()):
+                if map_selector_matches(selector, labels):
+                    label_set.update(selector)
         extra: tuple[LabelSelectorRequirement, ...] = ()
         owner = next((ref for ref in pod.owner_references if ref.controller), None)
         if owner is not None and (owner.api_version, owner.kind) in CONTROLLER_KINDS:

@@ -110,7 +110,8 @@ def test_default_selector_merges_a_replication_controller_map_and_ignores_other_
 def test_the_indexed_listers_find_what_a_scan_of_every_service_and_controller_finds():
     """SpreadingListers against helper.DefaultSelector's scan, written out here: Services with a
     selector of one or several pairs, in and out of the pod's namespace, a name listed twice (the
-    first is the one Get finds)."""
+    first is the one Get finds), and selectors repeated (copied workloads' Services, asked once;
+    one with its pairs in another order)."""
     services = [
         Service(namespace, f"s{i}", selector)
         for i, (namespace, selector) in enumerate(
@@ -121,6 +122,10 @@ def test_the_indexed_listers_find_what_a_scan_of_every_service_and_controller_fi
                 ("default", {}),
                 ("other", {"app": "web"}),
                 ("default", {"zone": "a", "app": "web"}),
+                ("default", {"app": "web", "tier": "front"}),
+                ("default", {"tier": "front", "app": "web"}),
+                ("other", {"app": "web"}),
+                ("default", {"tier": "front", "app": "db"}),
             ]
         )
     ]
