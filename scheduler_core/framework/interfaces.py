@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Optional, Protocol, Sequence, runtime_checkable
 
+import numpy as np
+
 from scheduler_core.framework.cluster_events import ClusterEventWithHint
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.listers import SharedLister
@@ -72,12 +74,26 @@ class PostFilterResult:
         return self.nominated_node_name is not None
 
 
+@dataclass(frozen=True, slots=True)
+class StatusesByPosition:
+    """A NodeToStatus's explicit statuses by node position: the node at ``positions[i]`` of
+    ``node_infos`` has ``distinct[status_of[i]]`` (none when -1). Preemption asks every node of
+    thousands whether evicting might help: one array lookup per node, not a name lookup."""
+
+    node_infos: list[NodeInfo]
+    positions: np.ndarray
+    status_of: np.ndarray
+    distinct: list[Status]
+
+
 @dataclass(slots=True)
 class NodeToStatus:
-    """framework.NodeToStatus: explicit per-node statuses, and one status for every other node."""
+    """framework.NodeToStatus: explicit per-node statuses, and one status for every other node
+    (``by_position``: the same statuses, when the cycle had them by position)."""
 
     statuses: dict[str, Status]
     absent: Status
+    by_position: Optional[StatusesByPosition] = None
 
     def get(self, node: str) -> Status:
         return self.statuses.get(node, self.absent)

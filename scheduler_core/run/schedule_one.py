@@ -38,7 +38,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.diagnosis import NO_NODES_AVAILABLE, fit_error_message, status_groups
 from scheduler_core.util.gcfreeze import frozen_after_first
 from scheduler_core.scenario.gcpause import collector_paused
-from scheduler_core.framework.interfaces import FilterPlugin, NodeToStatus
+from scheduler_core.framework.interfaces import FilterPlugin, NodeToStatus, StatusesByPosition
 from scheduler_core.framework.kept_verdicts import BoundVerdicts, filter_inputs
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.backend.cache.snapshot import Snapshot
@@ -621,13 +621,14 @@ class Cycle:
         if observer is not None:
             observer(self, passed)
 
-    def _first_failures(self, passed: FilterPass) -> tuple[dict[str, Status], list[tuple[Status, int]]]:
+    def _first_failures(self, passed: FilterPass) -> _Judged:
         """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict;
         and each status object once (in the order the dict first holds it) with its count of nodes."""
         table = self.snapshot.table
         first: dict[str, Status] = {}
         groups: list[tuple[Status, int]] = []
         undecided = np.ones(len(passed.evaluated), dtype=bool)
+        group_of = np.full(len(passed.evaluated), -1, dtype=np.int64)  # each node's entry in groups
         for plugin, verdict in passed.verdicts:
             failing = np.flatnonzero(undecided & (verdict.choice >= 0))
             if not len(failing):
@@ -638,29 +639,34 @@ class Cycle:
             choices = verdict.choice[failing]
             used, met_at, counts = np.unique(choices, return_index=True, return_counts=True)
             status_of = np.empty(len(verdict.palette), dtype=object)
+            group_at = np.full(len(verdict.palette), -1, dtype=np.int64)
             for slot in np.argsort(met_at, kind="stable").tolist():
                 choice = int(used[slot])
                 status_of[choice] = filter_failure_status(plugin, verdict.palette[choice])
+                group_at[choice] = len(groups)
                 groups.append((status_of[choice], int(counts[slot])))
+            group_of[failing] = group_at[choices]
             # Sliced from the table when they are a run of it (every node of the walk failing one plugin).
             failing_names = gathered_names(table.names, table.names_array, passed.evaluated[failing])
             first.update(zip(failing_names, status_of[choices].tolist()))
-        return first, groups
+        by_position = StatusesByPosition(table.node_infos, passed.evaluated, group_of, [s for s, _ in groups])
+        return _Judged(first, groups, by_position)
 
-    def _judged(self, passed: FilterPass) -> tuple[dict[str, Status], list[tuple[Status, int]]]:
+    def _judged(self, passed: FilterPass) -> _Judged:
         """The statuses of the Diagnosis (the nominated node's early one, then the full pass's, which
         wins for a node judged in both) and their status_groups, as ``{**early, **first}`` would give them."""
-        first, groups = self._first_failures(passed)
+        judged = self._first_failures(passed)
         early = self._early_statuses
         if not early:
-            return first, groups
+            return judged
+        first, groups = judged.statuses, judged.groups
         statuses = {**early, **first}
         # An early key keeps its place (with the full pass's status when it has one): those come first.
         merged: dict[int, tuple[Status, int]] = {id(statuses[name]): (statuses[name], 0) for name in early}
         only_early = [status for name, status in early.items() if name not in first]
         for status, count in [*groups, *status_groups(only_early)]:
             merged[id(status)] = (status, merged.get(id(status), (status, 0))[1] + count)
-        return statuses, list(merged.values())
+        return _Judged(statuses, list(merged.values()), None)
 
     # ------------------------------------------------------------------ no node fits
 
@@ -680,13 +686,14 @@ class Cycle:
     def _unschedulable_after_filter(
         self, passed: FilterPass, absent: Status
     ) -> Generator[CycleStep, None, CycleEnding]:
-        statuses, groups = self._judged(passed)
+        judged = self._judged(passed)
+        statuses, groups = judged.statuses, judged.groups
         distinct = [status for status, _ in groups]
         errors = [s for s in distinct if s.code == Code.ERROR]
         if errors:
             return SchedulingError(errors[0].message)
         self._unschedulable_plugins.update(s.plugin for s in distinct if s.is_rejected and s.plugin)
-        post = yield from self._post_filter(NodeToStatus(statuses, absent))
+        post = yield from self._post_filter(NodeToStatus(statuses, absent, judged.by_position))
         message = fit_error_message(
             len(self.snapshot.node_infos),
             grouped=(groups, len(statuses)),
@@ -846,6 +853,16 @@ class Cycle:
             self.scheduler.failure_nominating,
             after_host_selection=True,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """A Diagnosis's statuses: per node name, grouped (each status object with its count of nodes),
+    and by position when the full pass alone judged them."""
+
+    statuses: dict[str, Status]
+    groups: list[tuple[Status, int]]
+    by_position: Optional[StatusesByPosition]
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable, Collection, Iterable, Optional, Protocol, Sequence
 
+import numpy as np
 from msgspec.structs import force_setattr
 
 from scheduler_core.util.wire import Wire
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import NodeToStatus, PluginsRunner
+from scheduler_core.framework.interfaces import NodeToStatus, PluginsRunner, StatusesByPosition
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_failure, is_success
 from scheduler_core.model import Pod, PodDisruptionBudget
@@ -73,6 +74,9 @@ def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[N
 
     An UnschedulableAndUnresolvable node (and every node a PreFilterResult left out) is skipped.
     """
+    by_position = statuses.by_position
+    if by_position is not None and nodes is by_position.node_infos:
+        return _potential_by_position(by_position, statuses.absent)
     if statuses.absent.code == Code.UNSCHEDULABLE:
         return [info for info in nodes if statuses.get(info.name).code == Code.UNSCHEDULABLE]
     # Only nodes with an explicit status can be potential: look those up, not every node's. Nodes
@@ -91,6 +95,15 @@ def potential_nodes(nodes: Iterable[NodeInfo], statuses: NodeToStatus) -> list[N
         wanted = set(compress(explicit, map(resolvable.__contains__, ids)))
     infos = nodes if isinstance(nodes, list) else list(nodes)  # walked twice, side by side
     return list(compress(infos, map(wanted.__contains__, map(_NODE_NAME, infos))))
+
+
+def _potential_by_position(at: StatusesByPosition, absent: Status) -> list[NodeInfo]:
+    """potential_nodes over the statuses by position: a mask over the node list, built by NumPy."""
+    unschedulable = np.array([status.code == Code.UNSCHEDULABLE for status in at.distinct], dtype=bool)
+    mask = np.full(len(at.node_infos), absent.code == Code.UNSCHEDULABLE)
+    judged = at.status_of >= 0
+    mask[at.positions[judged]] = unschedulable[at.status_of[judged]]
+    return list(compress(at.node_infos, mask.tolist()))
 
 
 _NODE_NAME = attrgetter("name")

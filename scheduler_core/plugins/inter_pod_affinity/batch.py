@@ -11,25 +11,23 @@ per topology value are an ``np.bincount`` over the key's label codes weighted by
 
 from __future__ import annotations
 
-from itertools import repeat
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
 from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.listers import SharedLister
-from scheduler_core.framework.node_info import AffinityTerm, NodeInfo
+from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import LabelColumn, NodeTable
 from scheduler_core.framework.status import Status
 from scheduler_core.plugins.inter_pod_affinity.filtering import (
     REASON_AFFINITY,
     REASON_ANTI_AFFINITY,
     REASON_EXISTING_ANTI_AFFINITY,
-    PairCounts,
     PreFilterState,
-    ValueCounts,
 )
+from scheduler_core.plugins.inter_pod_affinity.pair_columns import PairColumns, ValueNames
 from scheduler_core.plugins.inter_pod_affinity.existing_terms import (
     PREFERRED_AFFINITY,
     PREFERRED_ANTI_AFFINITY,
@@ -40,7 +38,8 @@ from scheduler_core.plugins.inter_pod_affinity.existing_terms import (
 from scheduler_core.plugins.inter_pod_affinity.scoring import PreScoreState
 from scheduler_core.framework.pod_counts import PodCounts, weighted_bincount
 
-_AFFINITY, _ANTI, _EXISTING = 0, 1, 2
+_AFFINITY, _ANTI, _EXISTING = 0, 1, 2  # the palette's statuses
+_EXISTING_MAP, _AFFINITY_MAP, _ANTI_MAP = 0, 1, 2  # a PreFilterState's count maps (and its columns), in order
 
 
 class FastCounts:
@@ -51,6 +50,14 @@ class FastCounts:
         self.pod_counts = PodCounts()
         self.existing = ExistingTerms()
         self._names: dict[str, tuple[LabelColumn, np.ndarray, np.ndarray]] = {}
+        self._value_names: dict[str, ValueNames] = {}
+
+    def value_names(self, key: str, column: LabelColumn) -> ValueNames:
+        """The column's values' ranks and wire names (made again when the key's column is another)."""
+        cached = self._value_names.get(key)
+        if cached is None or cached.column is not column:
+            cached = self._value_names[key] = ValueNames(key, column)
+        return cached
 
     def cycle(self, table: NodeTable[NodeInfo], snapshot: SharedLister) -> "TermCounter":
         return TermCounter(self, table, snapshot)
@@ -99,37 +106,42 @@ class TermCounter:
         codes, sums = weighted_bincount(column.codes, per_node)
         return column, codes, sums
 
-    def by_value(self, term: AffinityTerm) -> ValueCounts:
-        """The values of the term's key with at least one matching pod, and those pods' counts."""
-        per_node = self._sync().pod_counts.term_array(term, self._labels_of_namespace)
-        return self._value_counts(term.topology_key, per_node)
+    def count_incoming_terms(self, state: PreFilterState) -> tuple[PairColumns, PairColumns]:
+        """filtering's _count_incoming_affinity and _count_incoming_anti_affinity from per-node
+        counts, as columns: at each value of a term's key, the pods matching it (for affinity,
+        matching ALL the pod's terms)."""
+        info = state.pod_info
+        affinity, anti = PairColumns(), PairColumns()
+        terms = info.required_affinity_terms
+        if terms:
+            per_node = self._sync().pod_counts.all_terms_array(terms, self._labels_of_namespace)
+            for term in terms:
+                self._add_counts(affinity, term.topology_key, per_node)
+        for term in info.required_anti_affinity_terms:
+            per_node = self._sync().pod_counts.term_array(term, self._labels_of_namespace)
+            self._add_counts(anti, term.topology_key, per_node)
+        return affinity, anti
 
-    def all_terms_by_value(self, terms: Sequence[AffinityTerm]) -> list[ValueCounts]:
-        """For each term, the values of its key and the pods matching ALL the terms, as ``by_value``."""
-        per_node = self._sync().pod_counts.all_terms_array(terms, self._labels_of_namespace)
-        return [self._value_counts(term.topology_key, per_node) for term in terms]
-
-    def _value_counts(self, key: str, per_node: np.ndarray) -> ValueCounts:
+    def _add_counts(self, columns: PairColumns, key: str, per_node: np.ndarray) -> None:
         column, codes, sums = self._codes_and_counts(key, per_node)
-        return list(map(column.values.__getitem__, codes.tolist())), sums.tolist()
+        columns.add(key, self._fast.value_names(key, column), codes, sums)
 
     # -- running pods' terms
 
-    def count_existing_anti_affinity(self, state: PreFilterState) -> None:
-        """filtering._count_existing_anti_affinity: one per matching term at its pod's node. No
-        running pod with required anti-affinity (the snapshot keeps their nodes listed): nothing
-        to count, and no need to bring the per-node counts up to date for it."""
+    def count_existing_anti_affinity(self, state: PreFilterState) -> PairColumns:
+        """filtering._count_existing_anti_affinity as columns: one per matching term at its pod's
+        node. No running pod with required anti-affinity (the snapshot keeps their nodes listed):
+        nothing to count, and no need to bring the per-node counts up to date for it."""
+        columns = PairColumns()
         if not self._snapshot.have_pods_with_required_anti_affinity():
-            return
+            return columns
         sums = _Sums(self._table)
         pod = state.pod_info.pod
         for (_, term, _), nodes in self._sync().existing.matching(pod, state.namespace_labels, _REQUIRED_ANTI):
             sums.add_at_positions(term.topology_key, nodes, 1)
         for key, column, codes, totals in sums.entries():
-            # Thousands of pairs when the term's key is the hostname: written in C, each as the
-            # assignment pair by pair wrote it (a key's codes are distinct, and so are the keys).
-            pairs = zip(repeat(key), map(column.values.__getitem__, codes.tolist()))
-            state.existing_anti.update(zip(pairs, totals.tolist()))
+            columns.add(key, self._fast.value_names(key, column), codes, totals)
+        return columns
 
     def weigh(self, state: PreScoreState, has_preferred: bool, hard_weight: int) -> None:
         """scoring.compute_pre_score_state's sums, from per-node counts; also the lookup arrays
@@ -225,8 +237,19 @@ def _lookup(table: NodeTable[NodeInfo], key: str, values: Iterable[tuple[str, in
     return lookup
 
 
-def _positive_at(counts: PairCounts, table: NodeTable[NodeInfo], key: str, codes: np.ndarray) -> np.ndarray:
-    """Per node: the count at (key, node's value) is positive (False without the key)."""
+def _positive_at(
+    state: PreFilterState, which: int, table: NodeTable[NodeInfo], key: str, positions: np.ndarray
+) -> np.ndarray:
+    """Per node: the count at (key, node's value) is positive (False without the key), in the
+    state's map ``which`` (0 existing_anti, 1 affinity, 2 anti); read from its columns while the
+    state has them as counted (the map is not made)."""
+    column = table.labels(key)
+    codes = column.codes[positions]
+    if state.columns is not None:
+        positive = state.columns[which].positive_at(key, column, codes)
+        if positive is not None:
+            return positive
+    counts = (state.existing_anti, state.affinity, state.anti)[which]
     lookup = _lookup(table, key, ((v, True) for (k, v), n in counts.items() if k == key and n > 0), bool)
     at_codes: np.ndarray = lookup[codes]
     return at_codes
@@ -235,14 +258,13 @@ def _positive_at(counts: PairCounts, table: NodeTable[NodeInfo], key: str, codes
 def filter_batch(state: PreFilterState, table: NodeTable[NodeInfo], positions: np.ndarray) -> FilterVerdicts:
     choice = np.full(len(positions), PASS, dtype=np.int32)
     # Assigned in reverse order of the checks, so the first failing check's status wins.
-    if state.existing_anti:
-        for key in {k for k, _ in state.existing_anti}:
-            codes = table.labels(key).codes[positions]
-            choice[_positive_at(state.existing_anti, table, key, codes)] = _EXISTING
-    if state.anti:
+    if state.has_existing_anti():
+        keys = state.columns[0].keys() if state.columns is not None else {k for k, _ in state.existing_anti}
+        for key in keys:
+            choice[_positive_at(state, _EXISTING_MAP, table, key, positions)] = _EXISTING
+    if state.has_anti():
         for term in state.pod_info.required_anti_affinity_terms:
-            codes = table.labels(term.topology_key).codes[positions]
-            choice[_positive_at(state.anti, table, term.topology_key, codes)] = _ANTI
+            choice[_positive_at(state, _ANTI_MAP, table, term.topology_key, positions)] = _ANTI
     choice[~_affinity_satisfied(state, table, positions)] = _AFFINITY
     palette = [
         Status.unresolvable(REASON_AFFINITY),
@@ -256,11 +278,9 @@ def _affinity_satisfied(state: PreFilterState, table: NodeTable[NodeInfo], posit
     has_keys = np.ones(len(positions), dtype=bool)
     pods_exist = np.ones(len(positions), dtype=bool)
     for term in state.pod_info.required_affinity_terms:
-        column = table.labels(term.topology_key)
-        codes = column.codes[positions]
-        has_keys &= codes >= 0
-        pods_exist &= _positive_at(state.affinity, table, term.topology_key, codes)
-    if not state.affinity and state.matches_own_affinity:
+        has_keys &= table.labels(term.topology_key).codes[positions] >= 0
+        pods_exist &= _positive_at(state, _AFFINITY_MAP, table, term.topology_key, positions)
+    if not state.has_affinity() and state.matches_own_affinity:
         return has_keys  # the first pod of a self-affine group
     return has_keys & pods_exist
 

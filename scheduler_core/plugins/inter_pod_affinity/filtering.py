@@ -11,9 +11,8 @@ Filter then reads only these maps, in O(terms + node labels) per node.
 
 from __future__ import annotations
 
-import itertools
 
-from typing import Any, Mapping, Optional, Protocol, Sequence
+from typing import Any, Mapping, Optional, Protocol
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import AffinityFact
@@ -23,19 +22,19 @@ from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Node, Pod
 from scheduler_core.model.names import INTER_POD_AFFINITY
 from scheduler_core.plugins.inter_pod_affinity.matching import candidates, count_by_topology_value, namespace_check
+from scheduler_core.plugins.inter_pod_affinity.pair_columns import PairColumns, columns_json
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
 from scheduler_core.util.wire import Wire
 
 
 class FastTermCounts(Protocol):
     """What PreFilter reads of the fast counting (batch.TermCounter is one; batch imports this
-    module, so this one names the methods it calls instead of the class)."""
+    module, so this one names the methods it calls instead of the class). Each fills the state's
+    maps and returns them as columns too."""
 
-    def by_value(self, term: AffinityTerm) -> "ValueCounts": ...
+    def count_existing_anti_affinity(self, state: "PreFilterState") -> PairColumns: ...
 
-    def all_terms_by_value(self, terms: Sequence[AffinityTerm]) -> list["ValueCounts"]: ...
-
-    def count_existing_anti_affinity(self, state: "PreFilterState") -> None: ...
+    def count_incoming_terms(self, state: "PreFilterState") -> tuple[PairColumns, PairColumns]: ...
 
 
 REASON_AFFINITY = "node(s) didn't match pod affinity rules"
@@ -43,8 +42,6 @@ REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
 REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
 
 TopologyPair = tuple[str, str]
-# The values of a topology key with matching pods, and how many match at each (parallel lists).
-ValueCounts = tuple[list[str], list[int]]
 PairCounts = dict[TopologyPair, int]
 
 
@@ -52,20 +49,22 @@ class PreFilterState:
     """What Filter reads; cloned before preemption's dry run changes it through add/remove_pod."""
 
     __slots__ = (
-        "existing_anti",
-        "affinity",
-        "anti",
+        "_existing_anti",
+        "_affinity",
+        "_anti",
         "pod_info",
         "namespace_labels",
         "matches_own_affinity",
         "term_namespaces",
+        "columns",
         "_shared",
     )
 
     def __init__(self, pod_info: PodInfo, namespace_labels: Mapping[str, str]) -> None:
-        self.existing_anti: PairCounts = {}
-        self.affinity: PairCounts = {}
-        self.anti: PairCounts = {}
+        # The count maps; None while only their columns are (made from them on first read).
+        self._existing_anti: Optional[PairCounts] = {}
+        self._affinity: Optional[PairCounts] = {}
+        self._anti: Optional[PairCounts] = {}
         self.pod_info = pod_info
         self.namespace_labels = namespace_labels  # of the incoming pod's namespace
         # The pod matches all its own required affinity terms (false when it has none).
@@ -79,35 +78,71 @@ class PreFilterState:
             if any(not term.namespace_selector.is_nothing for term in terms)
             else frozenset().union(*(term.namespaces for term in terms))
         )
+        # The maps (existing_anti, affinity, anti) as the fast path counted them, while unchanged:
+        # what Filter's batch and the wire form read; the maps themselves are made only when read.
+        self.columns: Optional[tuple[PairColumns, PairColumns, PairColumns]] = None
         # The count maps are shared with a clone (or the state cloned) until one side changes them.
         self._shared = False
+
+    def counted_as(self, columns: tuple[PairColumns, PairColumns, PairColumns]) -> None:
+        """The fast path's counts: the maps are made from these columns when first read."""
+        self.columns = columns
+        self._existing_anti = self._affinity = self._anti = None
+
+    @property
+    def existing_anti(self) -> PairCounts:
+        return self._existing_anti if self._existing_anti is not None else self._maps()[0]
+
+    @property
+    def affinity(self) -> PairCounts:
+        return self._affinity if self._affinity is not None else self._maps()[1]
+
+    @property
+    def anti(self) -> PairCounts:
+        return self._anti if self._anti is not None else self._maps()[2]
+
+    def _maps(self) -> tuple[PairCounts, PairCounts, PairCounts]:
+        if self._existing_anti is None or self._affinity is None or self._anti is None:
+            assert self.columns is not None  # the maps are left unmade only beside their columns
+            self._existing_anti, self._affinity, self._anti = (columns.pairs() for columns in self.columns)
+        return self._existing_anti, self._affinity, self._anti
+
+    def has_existing_anti(self) -> bool:
+        return self.columns[0].counted() if self.columns is not None else bool(self.existing_anti)
+
+    def has_affinity(self) -> bool:
+        return self.columns[1].counted() if self.columns is not None else bool(self.affinity)
+
+    def has_anti(self) -> bool:
+        return self.columns[2].counted() if self.columns is not None else bool(self.anti)
 
     def clone(self) -> "PreFilterState":
         """preFilterState.Clone: the copy's counts are its own. Copied when first changed, not here:
         preemption's dry run clones the state for every potential node (thousands) and mostly
-        removes pods no count is about, while a count keyed by hostname has a pair per node."""
+        removes pods no count is about, while a count keyed by hostname has a pair per node. The
+        maps are made before they are shared (not by each of thousands of clones)."""
         other = PreFilterState.__new__(PreFilterState)
-        other.existing_anti = self.existing_anti
-        other.affinity = self.affinity
-        other.anti = self.anti
+        other._existing_anti, other._affinity, other._anti = self._maps()
         other.pod_info = self.pod_info  # never changes
         other.namespace_labels = self.namespace_labels
         other.matches_own_affinity = self.matches_own_affinity
         other.term_namespaces = self.term_namespaces
+        other.columns = self.columns
         other._shared = self._shared = True
         return other
 
     def memo_content(self) -> tuple[Any, ...]:
-        """The counts (copies: a map may be shared with a later state) and the namespace's labels;
-        the rest follows from the pod."""
+        """The counts (copies: a map may be shared with a later state; or their columns' content,
+        compared as bytes) and the namespace's labels; the rest follows from the pod."""
+        if self.columns is not None:
+            return (*(columns.content() for columns in self.columns), dict(self.namespace_labels))
         return (dict(self.existing_anti), dict(self.affinity), dict(self.anti), dict(self.namespace_labels))
 
     def _own_counts(self) -> None:
         """Before a change: the count maps are made this state's own if a clone shares them."""
+        maps = self._maps()
         if self._shared:
-            self.existing_anti = dict(self.existing_anti)
-            self.affinity = dict(self.affinity)
-            self.anti = dict(self.anti)
+            self._existing_anti, self._affinity, self._anti = (dict(counts) for counts in maps)
             self._shared = False
 
     def update_with_pod(self, other: PodInfo, node: Node, sign: int, snapshot: SharedLister) -> None:
@@ -131,11 +166,14 @@ class PreFilterState:
         if not bumps:
             return
         self._own_counts()
+        self.columns = None
         counts = (self.existing_anti, self.affinity, self.anti)
         for which, topology_key in bumps:
             _bump(counts[which], node, topology_key, sign)
 
     def to_json(self) -> dict[str, Any]:
+        if self.columns is not None:
+            return PreFilterCounts(*map(columns_json, self.columns)).to_json()
         return PreFilterCounts(
             pair_counts_json(self.existing_anti), pair_counts_json(self.affinity), pair_counts_json(self.anti)
         ).to_json()
@@ -208,17 +246,17 @@ def compute_pre_filter_state(
     pod_info = cycle_pod_info(pod)
     state = PreFilterState(pod_info, snapshot.labels_of_namespace(pod.namespace))
     if counter is not None:
-        counter.count_existing_anti_affinity(state)
+        existing = counter.count_existing_anti_affinity(state)
+        state.counted_as((existing, *counter.count_incoming_terms(state)))
     else:
         _count_existing_anti_affinity(state, snapshot)
-    if pod_info.required_affinity_terms or pod_info.required_anti_affinity_terms:
-        if counter is not None:
-            _count_incoming_terms_fast(state, counter)
-        else:
+        if pod_info.required_affinity_terms or pod_info.required_anti_affinity_terms:
             index.refresh(snapshot)
             _count_incoming_affinity(state, snapshot, index)
             _count_incoming_anti_affinity(state, snapshot, index)
-    needed = bool(state.existing_anti or pod_info.required_affinity_terms or pod_info.required_anti_affinity_terms)
+    needed = state.has_existing_anti() or bool(
+        pod_info.required_affinity_terms or pod_info.required_anti_affinity_terms
+    )
     return state, needed
 
 
@@ -250,26 +288,6 @@ def _count_incoming_anti_affinity(state: PreFilterState, snapshot: SharedLister,
         for value, count in count_by_topology_value(term, index, snapshot).items():
             pair = (term.topology_key, value)
             state.anti[pair] = state.anti.get(pair, 0) + count
-
-
-def _count_incoming_terms_fast(state: PreFilterState, counter: FastTermCounts) -> None:
-    """``_count_incoming_affinity`` and ``_count_incoming_anti_affinity`` from per-node counts."""
-    terms = state.pod_info.required_affinity_terms
-    if terms:
-        for term, found in zip(terms, counter.all_terms_by_value(terms)):
-            _add_counts(state.affinity, term.topology_key, found)
-    for term in state.pod_info.required_anti_affinity_terms:
-        _add_counts(state.anti, term.topology_key, counter.by_value(term))
-
-
-def _add_counts(counts: PairCounts, topology_key: str, found: ValueCounts) -> None:
-    values, amounts = found
-    pairs = zip(itertools.repeat(topology_key), values)
-    if not counts:  # the first term's counts (most pods have one): the same entries in the same order, built in C
-        counts.update(zip(pairs, amounts))
-        return
-    for pair, count in zip(pairs, amounts):
-        counts[pair] = counts.get(pair, 0) + count
 
 
 def _add(counts: PairCounts, node: Node, topology_key: str) -> None:

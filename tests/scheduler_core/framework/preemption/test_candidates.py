@@ -6,10 +6,11 @@ from datetime import datetime, timedelta, timezone
 
 import random
 
+import numpy as np
 import pytest
 
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.interfaces import NodeToStatus, StatusesByPosition
 from scheduler_core.framework.preemption.candidates import (
     Candidate,
     _walk,
@@ -122,3 +123,15 @@ def test_potential_nodes_are_those_whose_status_is_unschedulable_in_node_order(s
     expected = [i.name for i in nodes if statuses.get(i.name).code == Code.UNSCHEDULABLE]
     assert [i.name for i in potential_nodes(nodes, statuses)] == expected
     assert [i.name for i in potential_nodes(iter(nodes), statuses)] == expected
+    # The same statuses by position (as a cycle's Filter pass hands them on): evaluated nodes in
+    # a rotated order, some without a status; the node list must be the one the positions index.
+    start = rng.randrange(12)
+    evaluated = np.array([(start + k) % 12 for k in range(12)], dtype=np.int64)
+    distinct = list({id(s): s for s in explicit.values()}.values())
+    status_of = np.array(
+        [next((k for k, s in enumerate(distinct) if s is explicit.get(nodes[p].name)), -1) for p in evaluated]
+    )
+    by_position = StatusesByPosition(nodes, evaluated, status_of, distinct)
+    positioned = NodeToStatus(explicit, absent, by_position)
+    assert [i.name for i in potential_nodes(nodes, positioned)] == expected
+    assert [i.name for i in potential_nodes(list(nodes), positioned)] == expected  # another list: by name

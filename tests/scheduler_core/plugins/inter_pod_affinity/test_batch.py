@@ -3,6 +3,7 @@ ExistingTerms) against the pod-by-pod reference, on random clusters while pods b
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -98,11 +99,29 @@ def test_fast_states_equal_the_reference_while_pods_come_and_go(seed):
             pod, snapshot, PodLabelIndex(), fast.cycle(table, snapshot)
         )
         assert (got_needed, got.to_json()) == (needed, reference.to_json())
+        assert json.dumps(got.to_json()) == json.dumps(reference.to_json())  # the pairs in the same order
+        assert got.columns is not None and reference.columns is None
+        positions = table.positions()
+        verdicts = batch.filter_batch(got, table, positions)
+        assert verdicts.choice.tolist() == batch.filter_batch(reference, table, positions).choice.tolist()
+        again, _ = filtering.compute_pre_filter_state(pod, snapshot, PodLabelIndex(), fast.cycle(table, snapshot))
+        assert again.memo_content() == got.memo_content()  # the columns' content: equal counts, equal keys
+        assert (got._existing_anti, got._affinity, got._anti) == (None, None, None)  # read from the columns only
         assert (got.existing_anti, got.affinity, got.anti) == (
             reference.existing_anti,
             reference.affinity,
             reference.anti,
         )
+        # preemption's dry run changes a clone: its counts are read from the maps again
+        if snapshot.node_infos[0].pods:
+            victim = snapshot.node_infos[0].pods[0]
+            got_clone, reference_clone = got.clone(), reference.clone()
+            for state in (got_clone, reference_clone):
+                state.update_with_pod(victim, snapshot.node_infos[0].node, -1, snapshot)
+            assert json.dumps(got_clone.to_json()) == json.dumps(reference_clone.to_json())
+            verdicts = batch.filter_batch(got_clone, table, positions)
+            assert verdicts.choice.tolist() == batch.filter_batch(reference_clone, table, positions).choice.tolist()
+            assert json.dumps(got.to_json()) == json.dumps(reference.to_json())  # the original unchanged
         reference = scoring.compute_pre_score_state(pod, snapshot, PodLabelIndex(), args)
         got = scoring.compute_pre_score_state(pod, snapshot, PodLabelIndex(), args, fast.cycle(table, snapshot))
         assert (got is None) == (reference is None)
