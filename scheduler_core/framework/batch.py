@@ -14,7 +14,7 @@ interchangeable and tests compare them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -62,12 +62,19 @@ class Palette:
     def __init__(self) -> None:
         self.statuses: list[Status] = []
         self._index: dict[Status, int] = {}
+        # A plugin that hands out one status object for many nodes is found by identity, without
+        # hashing the status again (a Python-level hash of its fields) for each node.
+        self._last: Optional[Status] = None
+        self._last_index = -1
 
     def add(self, status: Status) -> int:
+        if status is self._last:
+            return self._last_index
         index = self._index.get(status)
         if index is None:
             index = self._index[status] = len(self.statuses)
             self.statuses.append(status)
+        self._last, self._last_index = status, index
         return index
 
 

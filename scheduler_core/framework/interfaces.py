@@ -19,6 +19,7 @@ from scheduler_core.framework.cluster_events import ClusterEventWithHint
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.listers import SharedLister
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.framework.node_table import gathered_names
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Pod
@@ -77,26 +78,57 @@ class PostFilterResult:
 @dataclass(frozen=True, slots=True)
 class StatusesByPosition:
     """A NodeToStatus's explicit statuses by node position: the node at ``positions[i]`` of
-    ``node_infos`` has ``distinct[status_of[i]]`` (none when -1). Preemption asks every node of
-    thousands whether evicting might help: one array lookup per node, not a name lookup."""
+    ``node_infos`` has ``distinct[status_of[i]]`` (none when -1); ``order``: the indexes ``i``
+    with a status, in the order the name map holds them. Preemption asks every node of thousands
+    whether evicting might help: one array lookup per node, not a name lookup."""
 
     node_infos: list[NodeInfo]
+    names: list[str]  # the node names, as node_infos (the table's)
+    names_array: np.ndarray
     positions: np.ndarray
     status_of: np.ndarray
     distinct: list[Status]
+    order: np.ndarray
+
+    def named(self) -> dict[str, Status]:
+        """The same statuses by node name."""
+        statuses = np.empty(len(self.distinct), dtype=object)
+        statuses[:] = self.distinct
+        names = gathered_names(self.names, self.names_array, self.positions[self.order])
+        return dict(zip(names, statuses[self.status_of[self.order]].tolist()))
 
 
-@dataclass(slots=True)
 class NodeToStatus:
-    """framework.NodeToStatus: explicit per-node statuses, and one status for every other node
-    (``by_position``: the same statuses, when the cycle had them by position)."""
+    """framework.NodeToStatus: explicit per-node statuses, and one status for every other node.
+    ``by_position``: the same statuses, when the cycle had them by position; the name map is then
+    made on first use (most cycles never ask a name)."""
 
-    statuses: dict[str, Status]
-    absent: Status
-    by_position: Optional[StatusesByPosition] = None
+    __slots__ = ("_statuses", "absent", "by_position")
+
+    def __init__(
+        self,
+        statuses: Optional[dict[str, Status]],
+        absent: Status,
+        by_position: Optional[StatusesByPosition] = None,
+    ) -> None:
+        if statuses is None and by_position is None:
+            raise ValueError("NodeToStatus needs its statuses by name or by position")
+        self._statuses = statuses
+        self.absent = absent
+        self.by_position = by_position
+
+    @property
+    def statuses(self) -> dict[str, Status]:
+        if self._statuses is None:
+            assert self.by_position is not None  # checked when made
+            self._statuses = self.by_position.named()
+        return self._statuses
 
     def get(self, node: str) -> Status:
         return self.statuses.get(node, self.absent)
+
+    def __repr__(self) -> str:
+        return f"NodeToStatus({self.statuses!r}, {self.absent!r})"
 
 
 class Plugin(Protocol):

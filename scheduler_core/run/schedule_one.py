@@ -42,7 +42,7 @@ from scheduler_core.framework.interfaces import FilterPlugin, NodeToStatus, Stat
 from scheduler_core.framework.kept_verdicts import BoundVerdicts, filter_inputs
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.backend.cache.snapshot import Snapshot
-from scheduler_core.framework.node_table import NodeList, NodePositions, NodeTable, gathered_names
+from scheduler_core.framework.node_table import NodeList, NodePositions, NodeTable
 from scheduler_core.framework.options import FrameworkOptions
 from scheduler_core.framework.profile import build_profile
 from scheduler_core.framework.registry import Registry
@@ -625,15 +625,16 @@ class Cycle:
         """Each evaluated node's first failing plugin in Filter order: the real scheduler's verdict;
         and each status object once (in the order the dict first holds it) with its count of nodes."""
         table = self.snapshot.table
-        first: dict[str, Status] = {}
         groups: list[tuple[Status, int]] = []
         undecided = np.ones(len(passed.evaluated), dtype=bool)
         group_of = np.full(len(passed.evaluated), -1, dtype=np.int64)  # each node's entry in groups
+        failings: list[np.ndarray] = []  # per plugin, the nodes it was the first to fail
         for plugin, verdict in passed.verdicts:
             failing = np.flatnonzero(undecided & (verdict.choice >= 0))
             if not len(failing):
                 continue
             undecided[failing] = False
+            failings.append(failing)
             # One status per palette entry, shared by every node it judged (statuses are immutable),
             # handed out by NumPy: an unschedulable pod on 5,000 nodes is 5,000 entries per attempt.
             choices = verdict.choice[failing]
@@ -646,11 +647,12 @@ class Cycle:
                 group_at[choice] = len(groups)
                 groups.append((status_of[choice], int(counts[slot])))
             group_of[failing] = group_at[choices]
-            # Sliced from the table when they are a run of it (every node of the walk failing one plugin).
-            failing_names = gathered_names(table.names, table.names_array, passed.evaluated[failing])
-            first.update(zip(failing_names, status_of[choices].tolist()))
-        by_position = StatusesByPosition(table.node_infos, passed.evaluated, group_of, [s for s, _ in groups])
-        return _Judged(first, groups, by_position)
+        # By name in the order the failing nodes were met, plugin by plugin: made when first asked.
+        order = np.concatenate(failings) if failings else np.zeros(0, dtype=np.int64)
+        by_position = StatusesByPosition(
+            table.node_infos, table.names, table.names_array, passed.evaluated, group_of, [s for s, _ in groups], order
+        )
+        return _Judged(groups, len(order), None, by_position)
 
     def _judged(self, passed: FilterPass) -> _Judged:
         """The statuses of the Diagnosis (the nominated node's early one, then the full pass's, which
@@ -659,14 +661,15 @@ class Cycle:
         early = self._early_statuses
         if not early:
             return judged
-        first, groups = judged.statuses, judged.groups
+        assert judged.by_position is not None
+        first, groups = judged.by_position.named(), judged.groups
         statuses = {**early, **first}
         # An early key keeps its place (with the full pass's status when it has one): those come first.
         merged: dict[int, tuple[Status, int]] = {id(statuses[name]): (statuses[name], 0) for name in early}
         only_early = [status for name, status in early.items() if name not in first]
         for status, count in [*groups, *status_groups(only_early)]:
             merged[id(status)] = (status, merged.get(id(status), (status, 0))[1] + count)
-        return _Judged(statuses, list(merged.values()), None)
+        return _Judged(list(merged.values()), len(statuses), statuses, None)
 
     # ------------------------------------------------------------------ no node fits
 
@@ -687,16 +690,16 @@ class Cycle:
         self, passed: FilterPass, absent: Status
     ) -> Generator[CycleStep, None, CycleEnding]:
         judged = self._judged(passed)
-        statuses, groups = judged.statuses, judged.groups
+        groups = judged.groups
         distinct = [status for status, _ in groups]
         errors = [s for s in distinct if s.code == Code.ERROR]
         if errors:
             return SchedulingError(errors[0].message)
         self._unschedulable_plugins.update(s.plugin for s in distinct if s.is_rejected and s.plugin)
-        post = yield from self._post_filter(NodeToStatus(statuses, absent, judged.by_position))
+        post = yield from self._post_filter(NodeToStatus(judged.statuses, absent, judged.by_position))
         message = fit_error_message(
             len(self.snapshot.node_infos),
-            grouped=(groups, len(statuses)),
+            grouped=(groups, judged.count),
             absent_reasons=absent.reasons,
             post_filter_message=post.message if post is not None else None,
         )
@@ -857,11 +860,12 @@ class Cycle:
 
 @dataclass(frozen=True, slots=True)
 class _Judged:
-    """A Diagnosis's statuses: per node name, grouped (each status object with its count of nodes),
-    and by position when the full pass alone judged them."""
+    """A Diagnosis's statuses: grouped (each status object with its count of nodes), how many
+    nodes have one, and by position when the full pass alone judged them (else by name)."""
 
-    statuses: dict[str, Status]
     groups: list[tuple[Status, int]]
+    count: int
+    statuses: Optional[dict[str, Status]]
     by_position: Optional[StatusesByPosition]
 
 

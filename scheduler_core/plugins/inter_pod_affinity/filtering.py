@@ -22,7 +22,7 @@ from scheduler_core.framework.status import MaybeStatus, Status
 from scheduler_core.model import Node, Pod
 from scheduler_core.model.names import INTER_POD_AFFINITY
 from scheduler_core.plugins.inter_pod_affinity.matching import candidates, count_by_topology_value, namespace_check
-from scheduler_core.plugins.inter_pod_affinity.pair_columns import PairColumns, columns_json
+from scheduler_core.plugins.inter_pod_affinity.pair_columns import PairColumns, columns_json, shared_pairs
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
 from scheduler_core.util.wire import Wire
 
@@ -104,7 +104,9 @@ class PreFilterState:
     def _maps(self) -> tuple[PairCounts, PairCounts, PairCounts]:
         if self._existing_anti is None or self._affinity is None or self._anti is None:
             assert self.columns is not None  # the maps are left unmade only beside their columns
-            self._existing_anti, self._affinity, self._anti = (columns.pairs() for columns in self.columns)
+            # Maps made for equal counts before are shared (copied before a change, as a clone's).
+            self._existing_anti, self._affinity, self._anti = map(shared_pairs, self.columns)
+            self._shared = True
         return self._existing_anti, self._affinity, self._anti
 
     def has_existing_anti(self) -> bool:

@@ -120,3 +120,20 @@ def columns_json(columns: PairColumns) -> dict[str, int]:
 
 _WRITTEN_KEPT = 4  # a cycle writes three: the existing pods' anti-affinity, the pod's affinity, its anti-affinity
 _WRITTEN: list[tuple[PairColumns, dict[str, int]]] = []  # the last written, newest first
+
+
+def shared_pairs(columns: PairColumns) -> dict[tuple[str, str], int]:
+    """``columns.pairs()``, or the map made for equal counts a little earlier: the same object,
+    which its holders share and never change (a state copies it before its own change)."""
+    for index, (known, pairs) in enumerate(_MADE):
+        if known is columns or known.same_counts(columns):
+            if index:  # the most recently asked first: it stays while the others are made
+                _MADE.insert(0, _MADE.pop(index))
+            return pairs
+    pairs = columns.pairs()
+    _MADE.insert(0, (columns, pairs))
+    del _MADE[_WRITTEN_KEPT:]
+    return pairs
+
+
+_MADE: list[tuple[PairColumns, dict[tuple[str, str], int]]] = []  # the last made, newest first

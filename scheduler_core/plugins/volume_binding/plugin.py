@@ -90,6 +90,9 @@ class VolumeBinding:
             if features.volume_node_conflict_reason_reworded
             else binder_module.REASON_NODE_CONFLICT_BEFORE_V1_33
         )
+        # Bound claims' two answers, one object each for thousands of nodes (statuses never change).
+        self._conflict_status = Status.unresolvable(self._node_conflict)
+        self._not_exist_status = Status.unresolvable(binder_module.REASON_PV_NOT_EXIST)
 
     @property
     def binder(self) -> VolumeBinder:
@@ -185,8 +188,8 @@ class VolumeBinding:
             data.pod_volumes_by_node[node_name] = PodVolumes()
             return None
         if code == binder_module.BOUND_CONFLICT:
-            return Status.unresolvable(self._node_conflict)
-        return Status.unresolvable(binder_module.REASON_PV_NOT_EXIST)
+            return self._conflict_status
+        return self._not_exist_status
 
     def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[Any, ...]:
         """The claims and volumes behind filter's reasons (explanations only; nothing is stored)."""

@@ -61,6 +61,15 @@ def test_a_palette_keeps_each_distinct_status_once():
     palette = Palette()
     assert [palette.add(SMALL), palette.add(Status.unschedulable("other")), palette.add(SMALL)] == [0, 1, 0]
     assert len(palette.statuses) == 2
+    # the same object again, and an equal one after another status: the first entry each time
+    equal = Status.unschedulable("node too small")
+    assert [palette.add(SMALL), palette.add(SMALL), palette.add(equal), palette.add(Status.unschedulable("x"))] == [
+        0,
+        0,
+        0,
+        2,
+    ]
+    assert palette.statuses == [SMALL, Status.unschedulable("other"), Status.unschedulable("x")]
 
 
 def test_filter_per_node_runs_the_plugins_filter_on_the_positions_asked():

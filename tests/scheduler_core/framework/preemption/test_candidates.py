@@ -131,7 +131,13 @@ def test_potential_nodes_are_those_whose_status_is_unschedulable_in_node_order(s
     status_of = np.array(
         [next((k for k, s in enumerate(distinct) if s is explicit.get(nodes[p].name)), -1) for p in evaluated]
     )
-    by_position = StatusesByPosition(nodes, evaluated, status_of, distinct)
-    positioned = NodeToStatus(explicit, absent, by_position)
+    names = [info.name for info in nodes]
+    order = np.flatnonzero(status_of >= 0)
+    by_position = StatusesByPosition(nodes, names, np.array(names, dtype=object), evaluated, status_of, distinct, order)
+    positioned = NodeToStatus(None, absent, by_position)
     assert [i.name for i in potential_nodes(nodes, positioned)] == expected
+    assert positioned._statuses is None  # no name asked
+    assert positioned.statuses == explicit and [positioned.get(name) for name in names] == [
+        statuses.get(name) for name in names
+    ]
     assert [i.name for i in potential_nodes(list(nodes), positioned)] == expected  # another list: by name

@@ -122,6 +122,14 @@ def test_fast_states_equal_the_reference_while_pods_come_and_go(seed):
             verdicts = batch.filter_batch(got_clone, table, positions)
             assert verdicts.choice.tolist() == batch.filter_batch(reference_clone, table, positions).choice.tolist()
             assert json.dumps(got.to_json()) == json.dumps(reference.to_json())  # the original unchanged
+            # ... and so are the maps the states with equal counts share
+            assert again.existing_anti is got.existing_anti
+            maps = (reference.existing_anti, reference.affinity, reference.anti)
+            assert (
+                (got.existing_anti, got.affinity, got.anti) == (again.existing_anti, again.affinity, again.anti) == maps
+            )
+            again.update_with_pod(victim, snapshot.node_infos[0].node, -1, snapshot)
+            assert (got.existing_anti, got.affinity, got.anti) == maps
         reference = scoring.compute_pre_score_state(pod, snapshot, PodLabelIndex(), args)
         got = scoring.compute_pre_score_state(pod, snapshot, PodLabelIndex(), args, fast.cycle(table, snapshot))
         assert (got is None) == (reference is None)

@@ -11,7 +11,7 @@ import pytest
 
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.plugins.inter_pod_affinity import filtering, pair_columns
-from scheduler_core.plugins.inter_pod_affinity.pair_columns import PairColumns, ValueNames, columns_json
+from scheduler_core.plugins.inter_pod_affinity.pair_columns import PairColumns, ValueNames, columns_json, shared_pairs
 from tests.scheduler_core.builders import HOST, ZONE, make_node, make_snapshot
 
 KEYS = [HOST, ZONE]
@@ -92,3 +92,14 @@ def test_equal_counts_are_written_once_and_copied():
     assert not changed.same_counts(first)
     assert columns_json(changed) == changed.wire()
     assert len(pair_columns._WRITTEN) == 2
+
+
+def test_equal_counts_share_one_map():
+    table = _table(random.Random(5))
+    names = _names(table)
+    first, counts = _counted(random.Random(8), table, names)
+    again, _ = _counted(random.Random(8), table, names)
+    changed, other_counts = _counted(random.Random(9), table, names)
+    made = shared_pairs(first)
+    assert made == counts and shared_pairs(again) is made
+    assert shared_pairs(changed) == other_counts and shared_pairs(changed) is not made
