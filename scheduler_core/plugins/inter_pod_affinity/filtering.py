@@ -11,7 +11,6 @@ Filter then reads only these maps, in O(terms + node labels) per node.
 
 from __future__ import annotations
 
-
 from typing import Any, Mapping, Optional, Protocol
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
@@ -29,8 +28,8 @@ from scheduler_core.util.wire import Wire
 
 class FastTermCounts(Protocol):
     """What PreFilter reads of the fast counting (batch.TermCounter is one; batch imports this
-    module, so this one names the methods it calls instead of the class). Each fills the state's
-    maps and returns them as columns too."""
+    module, so this one names the methods it calls instead of the class). Each returns its counts
+    as columns; the state makes its maps from them when they are read."""
 
     def count_existing_anti_affinity(self, state: "PreFilterState") -> PairColumns: ...
 
