@@ -43,6 +43,16 @@ class FilterBatchPlugin(Protocol):
 
 
 @runtime_checkable
+class SometimesFilterBatchPlugin(Protocol):
+    """A FilterBatchPlugin whose batch answers some pods only (VolumeBinding's: claims all bound);
+    the others it judges node by node, as a plugin without a batch method."""
+
+    name: ClassVar[str]
+
+    def judges_in_batch(self, state: CycleState, pod: Pod) -> bool: ...
+
+
+@runtime_checkable
 class ScoreBatchPlugin(Protocol):
     """Score over many nodes at once: one raw score per position."""
 
@@ -120,6 +130,7 @@ class Capabilities:
     """Each capability's plugins by name (a plugin that lacks it is absent), found once."""
 
     filter_batch: dict[str, FilterBatchPlugin]
+    filter_batch_when: dict[str, SometimesFilterBatchPlugin]
     score_batch: dict[str, ScoreBatchPlugin]
     normalize_batch: dict[str, NormalizeBatchPlugin]
     normalize_score: dict[str, NormalizeScorePlugin]
@@ -137,6 +148,7 @@ class Capabilities:
     def of(cls, plugins: dict[str, object]) -> "Capabilities":
         return cls(
             _offering(plugins, FilterBatchPlugin),
+            _offering(plugins, SometimesFilterBatchPlugin),
             _offering(plugins, ScoreBatchPlugin),
             _offering(plugins, NormalizeBatchPlugin),
             _offering(plugins, NormalizeScorePlugin),

@@ -23,7 +23,9 @@ hold whole runs with the kept verdicts to runs without them and to the reference
 
 from __future__ import annotations
 
-from typing import Any, Callable, Generic, Optional, Protocol, Sequence, TypeVar
+from itertools import compress, repeat
+from operator import attrgetter, eq, itemgetter
+from typing import Any, Callable, Collection, Generic, Optional, Protocol, Sequence, TypeVar
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import FilterPlugin
@@ -123,36 +125,57 @@ def filter_inputs(framework: Filtering, state: CycleState, pod: Pod) -> Optional
     return (scheduling_fields(pod), filters, extensions, states, namespaces)
 
 
-# A node's kept verdict: its NodeInfo, Node and generation then, the nominated pods added there.
-_Entry = tuple[NodeInfo, Any, int, tuple[Pod, ...], V]
+# A node's stamp: its NodeInfo, Node and generation, the nominated pods added there; and a kept
+# verdict, with the node's stamp then.
+_Stamp = tuple[NodeInfo, Any, int, tuple[Pod, ...]]
+_Entry = tuple[_Stamp, V]
 
 
 class BoundVerdicts(Generic[V]):
     """The verdicts kept under one attempt's inputs."""
 
-    __slots__ = ("_by_node", "_nominated")
+    __slots__ = ("_by_node", "_nominated", "_nominated_nodes")
 
-    def __init__(self, by_node: dict[str, _Entry[V]], nominated: Callable[[str], tuple[Pod, ...]]) -> None:
+    def __init__(
+        self,
+        by_node: dict[str, _Entry[V]],
+        nominated: Callable[[str], tuple[Pod, ...]],
+        nominated_nodes: Optional[Collection[str]] = None,
+    ) -> None:
         self._by_node = by_node
         self._nominated = nominated
+        self._nominated_nodes = nominated_nodes  # the only nodes with pods to add (None: any may have)
+
+    def _stamp(self, node_info: NodeInfo) -> _Stamp:
+        name = node_info.name
+        asked = self._nominated_nodes is None or name in self._nominated_nodes
+        return node_info, node_info.node, node_info.generation, self._nominated(name) if asked else ()
 
     def get(self, node_info: NodeInfo) -> Optional[V]:
         entry = self._by_node.get(node_info.name)
-        if entry is None:
-            return None
-        kept_info, node, generation, nominated, verdict = entry
-        if (
-            kept_info is not node_info
-            or node is not node_info.node
-            or generation != node_info.generation
-            or nominated != self._nominated(node_info.name)
-        ):
-            return None
-        return verdict
+        return entry[1] if entry is not None and entry[0] == self._stamp(node_info) else None
+
+    def get_all(self, node_infos: Sequence[NodeInfo]) -> list[Optional[V]]:
+        """``get`` of each node, the stamps made and compared at C speed where the nodes with
+        nominated pods are known (preemption's dry run asks thousands an attempt)."""
+        if self._nominated_nodes is None:
+            return [self.get(node_info) for node_info in node_infos]
+        names = list(map(_NAME, node_infos))
+        nominated: list[tuple[Pod, ...]] = [()] * len(names)
+        for index in compress(range(len(names)), map(self._nominated_nodes.__contains__, names)):
+            nominated[index] = self._nominated(names[index])
+        stamps = zip(node_infos, map(_NODE, node_infos), map(_GENERATION, node_infos), nominated)
+        entries = list(map(self._by_node.get, names, repeat(_NOT_KEPT)))
+        # A tuple compares its items by identity first: the NodeInfo (compared by identity only),
+        # its Node, its generation, the nominated pods.
+        return [entry[1] if same else None for same, entry in zip(map(eq, map(_STAMP, entries), stamps), entries)]
 
     def put(self, node_info: NodeInfo, verdict: V) -> None:
-        name = node_info.name
-        self._by_node[name] = (node_info, node_info.node, node_info.generation, self._nominated(name), verdict)
+        self._by_node[node_info.name] = (self._stamp(node_info), verdict)
+
+
+_NAME, _NODE, _GENERATION, _STAMP = attrgetter("name"), attrgetter("node"), attrgetter("generation"), itemgetter(0)
+_NOT_KEPT: tuple[None, None] = (None, None)  # equal to no stamp
 
 
 class VerdictMemo(Generic[V]):
@@ -161,15 +184,21 @@ class VerdictMemo(Generic[V]):
     def __init__(self) -> None:
         self._recent: list[tuple[tuple[Any, ...], dict[str, _Entry[V]]]] = []  # the latest first
 
-    def bound(self, inputs: tuple[Any, ...], nominated: Callable[[str], tuple[Pod, ...]]) -> BoundVerdicts[V]:
+    def bound(
+        self,
+        inputs: tuple[Any, ...],
+        nominated: Callable[[str], tuple[Pod, ...]],
+        nominated_nodes: Optional[Collection[str]] = None,
+    ) -> BoundVerdicts[V]:
         """The verdicts kept under inputs equal to these (none yet: a new set, the oldest dropped);
-        ``nominated``: the pods Filter adds on a node, by its name."""
+        ``nominated``: the pods Filter adds on a node, by its name; ``nominated_nodes``: the only
+        nodes it may name some for (None: it is asked of every node)."""
         for index, (known, kept) in enumerate(self._recent):
             if known == inputs:
                 if index:
                     self._recent.insert(0, self._recent.pop(index))
-                return BoundVerdicts(kept, nominated)
+                return BoundVerdicts(kept, nominated, nominated_nodes)
         fresh: dict[str, _Entry[V]] = {}
         self._recent.insert(0, (inputs, fresh))
         del self._recent[RECENT_INPUTS:]
-        return BoundVerdicts(fresh, nominated)
+        return BoundVerdicts(fresh, nominated, nominated_nodes)

@@ -144,6 +144,7 @@ class Framework:
         ]
         # Each plugin's fast path and NormalizeScore, found once (capabilities.py).
         self._filter_batch = profile.capabilities.filter_batch
+        self._filter_batch_when = profile.capabilities.filter_batch_when
         self._score_batch = profile.capabilities.score_batch
         self._normalize_batch = profile.capabilities.normalize_batch
         self._normalize_score = profile.capabilities.normalize_score
@@ -349,18 +350,21 @@ class Framework:
     def active_filter_plugins(self, state: CycleState) -> list[FilterPlugin]:
         return [p for p in self.profile.filter if p.name not in state.skip_filter_plugins]
 
-    def judges_in_batch(self, plugin: FilterPlugin) -> bool:
-        """Whether filter_verdicts judges the plugin's nodes all at once (else one by one)."""
-        return self.vectorized and plugin.name in self._filter_batch
+    def judges_in_batch(self, plugin: FilterPlugin, state: CycleState, pod: Pod) -> bool:
+        """Whether filter_verdicts judges the plugin's nodes all at once for this pod (else one by one)."""
+        if not self.vectorized or plugin.name not in self._filter_batch:
+            return False
+        sometimes = self._filter_batch_when.get(plugin.name)
+        return sometimes is None or sometimes.judges_in_batch(state, pod)
 
     def filter_verdicts(
         self, plugin: FilterPlugin, state: CycleState, pod: Pod, positions: np.ndarray
     ) -> FilterVerdicts:
-        """One filter plugin over many nodes: its batch method when it has one, else node by node."""
+        """One filter plugin over many nodes: its batch method when it judges this pod in batch,
+        else node by node."""
         table = self.snapshot.table
-        batch = self._filter_batch.get(plugin.name) if self.vectorized else None
-        if batch is not None:
-            verdicts = batch.filter_batch(state, pod, table, positions)
+        if self.judges_in_batch(plugin, state, pod):
+            verdicts = self._filter_batch[plugin.name].filter_batch(state, pod, table, positions)
             return verdicts if verdicts is not None else FilterVerdicts.all_pass(len(positions))
         return filter_per_node(plugin, state, pod, table, positions)
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from typing import Any, ClassVar, Mapping, Optional, Union
 
+import numpy as np
+
 from scheduler_core.model import names
 from scheduler_core.framework import signers
 from scheduler_core.framework.cluster_events import (
@@ -22,11 +24,13 @@ from scheduler_core.framework.cluster_events import (
     EventResource,
     QueueingHint,
 )
+from scheduler_core.framework.batch import PASS, FilterVerdicts, Palette
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.filter_facts import VolumeFact
 from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.framework.status import SKIP, MaybeStatus, Status
+from scheduler_core.framework.node_table import NodeTable
+from scheduler_core.framework.status import SKIP, Code, MaybeStatus, Status
 from scheduler_core.framework.storage import StorageState
 from scheduler_core.model import CSINode, PersistentVolume, PersistentVolumeClaim, Pod, Volume, VolumeAttachment
 from scheduler_core.volume import helpers, translation
@@ -105,6 +109,30 @@ class NodeVolumeLimits:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> MaybeStatus:
         status, _ = self._judge(pod, node_info, state.read_optional(_NEW_VOLUMES))
         return status
+
+    def filter_batch(
+        self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+    ) -> Optional[FilterVerdicts]:
+        """``filter`` on the nodes at ``positions``. A node without a CSINode has no attach limits:
+        it answers what the pod's new volumes answer on such a node (a status when they cannot be
+        counted, else a pass), worked out once; a node with one is judged on its own."""
+        memo = state.read_optional(_NEW_VOLUMES)
+        found = self._new_volumes(pod, None, memo)
+        unlimited = found if isinstance(found, Status) else None
+        csi_nodes = self.storage.csi_nodes
+        if not csi_nodes:
+            return (
+                None if unlimited is None else FilterVerdicts.from_mask(np.ones(len(positions), dtype=bool), unlimited)
+            )
+        palette = Palette()
+        choice = np.full(len(positions), PASS, dtype=np.int32)
+        infos = table.node_infos
+        for slot, position in enumerate(positions.tolist()):
+            info = infos[position]
+            status = self._judge(pod, info, memo)[0] if info.name in csi_nodes else unlimited
+            if status is not None and status.code != Code.SUCCESS:
+                choice[slot] = palette.add(status)
+        return FilterVerdicts(palette.statuses, choice)
 
     def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[VolumeFact, ...]:
         """The driver whose attach limit the pod's new volumes would pass, with the counts (explanations only)."""

@@ -9,6 +9,7 @@ Speed is measured here, never asserted by a test.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import resource
 import statistics
 import time
@@ -18,6 +19,8 @@ from typing import Any, Optional
 from scheduler_core.encoding.events import ExtensionPoint
 from scheduler_core.model import Scenario, SchedulerConfig, SchedulerConfiguration
 from scheduler_core.run.schedule_one import Scheduler, fresh_copy
+from scheduler_core.scenario.gcpause import collector_paused
+from scheduler_core.util.gcfreeze import frozen_after_first
 
 
 @dataclass(frozen=True)
@@ -71,15 +74,20 @@ def with_percentage(scenario: Scenario, percentage: Optional[int]) -> Scenario:
 
 
 def run_benchmark(scenario: Scenario, *, percentage: Optional[int] = None, limit: Optional[int] = None) -> BenchResult:
-    scenario = fresh_copy(with_percentage(scenario, percentage))
-    scheduler = Scheduler(scenario)
+    # Set up as ``timeline`` sets up a run: the collector paused while the snapshot is built and
+    # until the first event, where the objects alive are frozen (util/gcfreeze): none is garbage.
+    with collector_paused():
+        scenario = fresh_copy(with_percentage(scenario, percentage))
+        scheduler = Scheduler(scenario)
+        if limit is not None:
+            scheduler.queue = scheduler.queue[:limit]
+        started = time.perf_counter()
+        events = frozen_after_first(scheduler.run())
+        first = next(events, None)
     running = len(scenario.running_pods)
-    if limit is not None:
-        scheduler.queue = scheduler.queue[:limit]
     cycle_ms: list[float] = []
-    started = time.perf_counter()
     cycle_started = started
-    for event in scheduler.run():
+    for event in itertools.chain([] if first is None else [first], events):
         if event.extension_point is ExtensionPoint.CYCLE_END:
             now = time.perf_counter()
             cycle_ms.append((now - cycle_started) * 1000)

@@ -554,7 +554,9 @@ class Cycle:
         walked only as far as the walk goes (``_walked_verdicts``): on the vectorized path, with
         no nominated pods (their pass may move where the walk stops)."""
         return (
-            self.fw.vectorized and any(not self.fw.judges_in_batch(p) for p in plugins) and not self._nominated_nodes()
+            self.fw.vectorized
+            and any(not self.fw.judges_in_batch(p, self.state, self.pod) for p in plugins)
+            and not self._nominated_nodes()
         )
 
     def _nominated_nodes(self) -> set[str]:
@@ -574,7 +576,7 @@ class Cycle:
         batch = {
             p.name: self.fw.filter_verdicts(p, self.state, self.pod, rotated)
             for p in plugins
-            if self.fw.judges_in_batch(p)
+            if self.fw.judges_in_batch(p, self.state, self.pod)
         }
         one_by_one = [p for p in plugins if p.name not in batch]
         palettes = [Palette() for _ in one_by_one]

@@ -405,3 +405,19 @@ def test_the_partitioned_gpu_example_replays_v1_36_counters():
     text = (ROOT / "examples" / "dra_partitioned_gpu.yaml").read_bytes() + step.encode()
     after = json.loads(_run("timeline", "-", "--json", stdin=text).stdout)["final"]
     assert (after["default/infer-2"], after["default/train-0"]) == ("gpu-node-1", "deleted")
+
+
+def test_what_the_read_made_stays_frozen_until_the_command_ends():
+    import contextlib
+    import gc
+
+    from scheduler_core import cli
+
+    args = cli._parser().parse_args(["trace", str(SEED)])
+    before, enabled = gc.get_freeze_count(), gc.isenabled()
+    with contextlib.ExitStack() as frozen:
+        scenario = cli._load_frozen(args, frozen)
+        assert scenario is not None and scenario.nodes
+        # the collector is on again, and walks none of what the read made
+        assert gc.get_freeze_count() > before and gc.isenabled() == enabled
+    assert gc.get_freeze_count() == before

@@ -119,7 +119,7 @@ class KeptVerdicts(Protocol):
     """Verdicts an earlier preemption reached on nodes, where everything they depend on is as it was
     (the DefaultPreemption plugin's memo, bound to this preemption's inputs)."""
 
-    def get(self, node_info: NodeInfo) -> Optional[NodeVerdict]: ...
+    def get_all(self, node_infos: Sequence[NodeInfo]) -> list[Optional[NodeVerdict]]: ...
 
     def put(self, node_info: NodeInfo, verdict: NodeVerdict) -> None: ...
 
@@ -136,22 +136,25 @@ def dry_run_preemption(
     from an earlier preemption with the same inputs)."""
     result = DryRun()
     budgets = budgets_of(pdbs)  # looked up once for every node's victims
-    for node_info in nodes:
-        if not has_potential_victims(node_info, pod):
-            # Same verdict select_victims_on_node would reach, without cloning anything.
-            result.node_statuses[node_info.name] = NO_VICTIMS
-            continue
-        verdict = kept.get(node_info) if kept is not None else None
+    candidates, node_statuses = result.candidates, result.node_statuses
+    known = kept.get_all(nodes) if kept is not None else repeat(None)
+    for node_info, verdict in zip(nodes, known):
         if verdict is None:
-            verdict = _node_verdict(framework, state, pod, node_info, budgets)
+            # A node where the pod may evict nobody: the verdict select_victims_on_node would reach,
+            # without cloning anything (kept too: a later attempt skips even this test).
+            no_victims = not has_potential_victims(node_info, pod)
+            verdict = _NO_VICTIMS if no_victims else _node_verdict(framework, state, pod, node_info, budgets)
             if kept is not None:
                 kept.put(node_info, verdict)
         candidate, status = verdict
         if candidate is not None:
-            result.candidates.append(candidate)
+            candidates.append(candidate)
         elif status is not None:
-            result.node_statuses[node_info.name] = status
+            node_statuses[node_info.name] = status
     return result.ordered()
+
+
+_NO_VICTIMS: "NodeVerdict" = (None, NO_VICTIMS)
 
 
 def _node_verdict(

@@ -14,7 +14,9 @@ same victims in the same order, same statuses; ``vectorized=False`` runs the ref
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from itertools import compress, repeat
+from operator import attrgetter, eq, itemgetter
+from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -89,20 +91,23 @@ class NodeVerdictMemo:
     changed: the node's pods (its NodeInfo's generation), the preemptor's priority and checked
     requests, the nominated pods counted there, the node-only plugins' answers and the
     PodDisruptionBudgets (the ``Budgets`` object: victims.KeptBudgets gives the same one while they
-    are as they were)."""
+    are as they were). Each is kept under its stamp: the NodeInfo (by identity) and those inputs."""
 
     def __init__(self) -> None:
-        self._by_node: dict[str, tuple[NodeInfo, tuple[Any, ...], _Kept]] = {}
+        self._by_node: dict[str, tuple[tuple[Any, ...], _Kept]] = {}
 
-    def get(self, name: str, node_info: NodeInfo, key: tuple[Any, ...]) -> Optional[_Kept]:
-        """The verdict kept for node ``name`` (``node_info``'s) under ``key``, if any."""
-        entry = self._by_node.get(name)
-        if entry is None or entry[0] is not node_info or entry[1] != key:
-            return None
-        return entry[2]
+    def get_all(self, names: list[str], stamps: Iterable[tuple[Any, ...]]) -> list[Optional[_Kept]]:
+        """The verdict kept for each node under its stamp (None: none), compared at C speed (a
+        tuple compares its items by identity first)."""
+        entries = list(map(self._by_node.get, names, repeat(_NOT_KEPT)))
+        return [entry[1] if same else None for same, entry in zip(map(eq, map(_STAMP, entries), stamps), entries)]
 
-    def put(self, name: str, node_info: NodeInfo, key: tuple[Any, ...], kept: _Kept) -> None:
-        self._by_node[name] = (node_info, key, kept)
+    def put(self, name: str, stamp: tuple[Any, ...], kept: _Kept) -> None:
+        self._by_node[name] = (stamp, kept)
+
+
+_STAMP = itemgetter(0)
+_NOT_KEPT: tuple[None, None] = (None, None)  # equal to no stamp
 
 
 def numeric_dry_run(
@@ -123,28 +128,33 @@ def numeric_dry_run(
     # one object: the per-node keys share it
     preemptor = (pod.priority, tuple(checked), budgets)
     nominated_nodes = framework.nominator.nodes_with_nominated_pods()
+    node_names = [info.node.name for info in nodes]
+    nominated: list[list[Pod]] = [[]] * len(node_names)
+    nominated_keys: list[tuple[str, ...]] = [()] * len(node_names)
+    for index in compress(range(len(node_names)), map(nominated_nodes.__contains__, node_names)):
+        nominated[index] = framework.nominated_pods_to_add(pod, node_names[index])
+        nominated_keys[index] = tuple(other.key for other in nominated[index])
+    stamps = list(zip(nodes, map(_GENERATION, nodes), repeat(preemptor), nominated_keys, before, after))
+    known = memo.get_all(node_names, stamps) if memo is not None else repeat(None)
     result = DryRun()
     candidates, node_statuses = result.candidates, result.node_statuses
-    for node_info, before_status, after_status in zip(nodes, before, after):
-        name = node_info.node.name
-        if name in nominated_nodes:
-            nominated = framework.nominated_pods_to_add(pod, name)
-            nominated_keys = tuple(other.key for other in nominated)
-        else:
-            nominated, nominated_keys = [], ()
-        key = (node_info.generation, preemptor, nominated_keys, before_status, after_status)
-        kept = memo.get(name, node_info, key) if memo is not None else None
+    for index, kept in enumerate(known):
+        name = node_names[index]
         if kept is None:
-            victims, status = _verdict(rules, pod, node_info, nominated, before_status, after_status, budgets)
+            node_info = nodes[index]
+            victims, status = _verdict(rules, pod, node_info, nominated[index], before[index], after[index], budgets)
             kept = (Candidate(name, victims) if victims is not None else None, status)
             if memo is not None:
-                memo.put(name, node_info, key, kept)
+                memo.put(name, stamps[index], kept)
         candidate, status = kept
         if candidate is not None:
             candidates.append(candidate)
         elif status is not None:
             node_statuses[name] = status
     return result.ordered()
+
+
+_GENERATION = attrgetter("generation")
 
 
 def _verdict(

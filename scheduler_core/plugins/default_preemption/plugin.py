@@ -84,9 +84,9 @@ class DefaultPreemption:
         nominated_nodes = framework.nominator.nodes_with_nominated_pods()
 
         def nominated(node: str) -> tuple[Pod, ...]:
-            return tuple(framework.nominated_pods_to_add(pod, node)) if node in nominated_nodes else ()
+            return tuple(framework.nominated_pods_to_add(pod, node))
 
-        kept = self._node_verdicts.bound(inputs, nominated)
+        kept = self._node_verdicts.bound(inputs, nominated, nominated_nodes)
         return dry_run_preemption(framework, state, pod, potential, pdbs, kept)
 
     def eligible_to_preempt_others(self, pod: Pod, statuses: NodeToStatus) -> tuple[bool, str]:

@@ -49,7 +49,6 @@ class FastCounts:
     def __init__(self) -> None:
         self.pod_counts = PodCounts()
         self.existing = ExistingTerms()
-        self._names: dict[str, tuple[LabelColumn, np.ndarray, np.ndarray]] = {}
         self._value_names: dict[str, ValueNames] = {}
 
     def value_names(self, key: str, column: LabelColumn) -> ValueNames:
@@ -64,14 +63,8 @@ class FastCounts:
 
     def names(self, key: str, column: LabelColumn) -> tuple[np.ndarray, np.ndarray]:
         """The column's values as an object array, and each code's rank in sorted value order."""
-        cached = self._names.get(key)
-        if cached is None or cached[0] is not column:
-            values = np.empty(len(column.values), dtype=object)
-            values[:] = column.values
-            rank = np.empty(len(values), dtype=np.int64)
-            rank[sorted(range(len(values)), key=column.values.__getitem__)] = np.arange(len(values))
-            cached = self._names[key] = (column, values, rank)
-        return cached[1], cached[2]
+        names = self.value_names(key, column)
+        return names.values, names.rank
 
 
 class TermCounter:

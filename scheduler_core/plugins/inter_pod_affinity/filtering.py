@@ -11,6 +11,7 @@ Filter then reads only these maps, in O(terms + node labels) per node.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Mapping, Optional, Protocol
 
 from scheduler_core.framework.cycle_state import CycleState, StateKey
@@ -23,6 +24,7 @@ from scheduler_core.model.names import INTER_POD_AFFINITY
 from scheduler_core.plugins.inter_pod_affinity.matching import candidates, count_by_topology_value, namespace_check
 from scheduler_core.plugins.inter_pod_affinity.pair_columns import PairColumns, columns_json, shared_pairs
 from scheduler_core.plugins.inter_pod_affinity.pod_index import PodLabelIndex
+from scheduler_core.util.recent import RecentlyMade
 from scheduler_core.util.wire import Wire
 
 
@@ -195,22 +197,17 @@ PRE_FILTER_STATE = StateKey[PreFilterState]("PreFilter" + INTER_POD_AFFINITY)
 
 def pair_counts_json(counts: PairCounts) -> dict[str, int]:
     """The counts' wire form, sorted by pair (the pairs are distinct, so the counts are never
-    compared). The replicas of copied workloads, one cycle after another, mostly see the counts
-    the last ones saw: an equal dict is found among the last few written (compared in C, far
-    faster than sorting and writing thousands of pairs again) and its form copied."""
+    compared). An equal dict among the last few written (compared in C, far faster than sorting
+    and writing thousands of pairs again) has its form copied."""
     if not counts:
         return {}
-    for written, wire in _WRITTEN:
-        if written == counts:
-            return dict(wire)
-    wire = {f"{key}={value}": count for (key, value), count in sorted(counts.items())}
-    _WRITTEN.insert(0, (dict(counts), wire))
-    del _WRITTEN[_WRITTEN_KEPT:]
+    wire = _WRITTEN.find(counts)
+    if wire is None:
+        wire = _WRITTEN.keep(dict(counts), {f"{key}={value}": count for (key, value), count in sorted(counts.items())})
     return dict(wire)
 
 
-_WRITTEN_KEPT = 4  # a cycle writes three: the existing pods' anti-affinity, the pod's affinity, its anti-affinity
-_WRITTEN: list[tuple[PairCounts, dict[str, int]]] = []  # the last written, newest first
+_WRITTEN: RecentlyMade[PairCounts, dict[str, int]] = RecentlyMade(4, operator.eq)  # a cycle writes three maps
 
 
 def _bump(counts: PairCounts, node: Node, topology_key: str, delta: int) -> None:

@@ -15,21 +15,31 @@ from typing import Any, Optional
 import numpy as np
 
 from scheduler_core.framework.node_table import LabelColumn
+from scheduler_core.util.recent import RecentlyMade
 
 
 class ValueNames:
-    """A label column's values in sorted order (``rank`` per code) and each as its pair's wire name
-    (``key=value``), made once per column."""
+    """A label column's values as an object array, each code's ``rank`` in sorted value order, and
+    each value as its pair's wire name (``key=value``, made when first asked): made once per column,
+    for PreFilter's columns and PreScore's named totals alike."""
 
-    __slots__ = ("column", "rank", "wire_names")
+    __slots__ = ("key", "column", "values", "rank", "_wire_names")
 
     def __init__(self, key: str, column: LabelColumn) -> None:
+        self.key = key
         self.column = column
-        values = column.values
-        self.rank = np.empty(len(values), dtype=np.int64)
-        self.rank[sorted(range(len(values)), key=values.__getitem__)] = np.arange(len(values))
-        self.wire_names = np.empty(len(values), dtype=object)
-        self.wire_names[:] = [f"{key}={value}" for value in values]
+        self.values = np.empty(len(column.values), dtype=object)
+        self.values[:] = column.values
+        self.rank = np.empty(len(column.values), dtype=np.int64)
+        self.rank[sorted(range(len(column.values)), key=column.values.__getitem__)] = np.arange(len(column.values))
+        self._wire_names: Optional[np.ndarray] = None
+
+    @property
+    def wire_names(self) -> np.ndarray:
+        if self._wire_names is None:
+            self._wire_names = np.empty(len(self.values), dtype=object)
+            self._wire_names[:] = [f"{self.key}={value}" for value in self.column.values]
+        return self._wire_names
 
 
 class PairColumns:
@@ -107,33 +117,17 @@ class PairColumns:
 
 
 def columns_json(columns: PairColumns) -> dict[str, int]:
-    """``columns.wire()``; the replicas of copied workloads mostly see the counts the last ones saw:
-    equal counts are found among the last few written (compared by NumPy) and their form copied."""
-    for written, wire in _WRITTEN:
-        if written is columns or written.same_counts(columns):
-            return dict(wire)
-    wire = columns.wire()
-    _WRITTEN.insert(0, (columns, wire))
-    del _WRITTEN[_WRITTEN_KEPT:]
-    return dict(wire)
-
-
-_WRITTEN_KEPT = 4  # a cycle writes three: the existing pods' anti-affinity, the pod's affinity, its anti-affinity
-_WRITTEN: list[tuple[PairColumns, dict[str, int]]] = []  # the last written, newest first
+    """``columns.wire()``; equal counts among the last few written (compared by NumPy) have their
+    form copied rather than sorted and written again."""
+    return dict(WRITTEN.get(columns, PairColumns.wire))
 
 
 def shared_pairs(columns: PairColumns) -> dict[tuple[str, str], int]:
     """``columns.pairs()``, or the map made for equal counts a little earlier: the same object,
     which its holders share and never change (a state copies it before its own change)."""
-    for index, (known, pairs) in enumerate(_MADE):
-        if known is columns or known.same_counts(columns):
-            if index:  # the most recently asked first: it stays while the others are made
-                _MADE.insert(0, _MADE.pop(index))
-            return pairs
-    pairs = columns.pairs()
-    _MADE.insert(0, (columns, pairs))
-    del _MADE[_WRITTEN_KEPT:]
-    return pairs
+    return MADE.get(columns, PairColumns.pairs)
 
 
-_MADE: list[tuple[PairColumns, dict[tuple[str, str], int]]] = []  # the last made, newest first
+_KEPT = 4  # a cycle makes three: the existing pods' anti-affinity, the pod's affinity, its anti-affinity
+WRITTEN: RecentlyMade[PairColumns, dict[str, int]] = RecentlyMade(_KEPT, PairColumns.same_counts)
+MADE: RecentlyMade[PairColumns, dict[tuple[str, str], int]] = RecentlyMade(_KEPT, PairColumns.same_counts)

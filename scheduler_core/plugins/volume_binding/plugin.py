@@ -24,6 +24,7 @@ from scheduler_core.framework.cluster_events import (
     EventResource,
     QueueingHint,
 )
+from scheduler_core.framework.batch import PASS, FilterVerdicts
 from scheduler_core.framework.cycle_state import CycleState, StateKey
 from scheduler_core.framework.interfaces import Handle, PreFilterResult
 from scheduler_core.framework.node_info import NodeInfo
@@ -63,6 +64,9 @@ class _State:
     # the table they were worked out for (None: not yet; the codes None: ask node by node).
     bound_codes: Optional[np.ndarray] = None
     bound_codes_table: Optional[NodeTable[NodeInfo]] = None
+    # The nodes filter_batch found to fit, by position in ``bound_codes_table``: each stands for an
+    # empty pod_volumes_by_node entry (nothing to bind), made when first asked for.
+    batch_fits: Optional[np.ndarray] = None
 
     def clone(self) -> "_State":
         return self
@@ -170,16 +174,59 @@ class VolumeBinding:
         data.has_static_bindings = data.has_static_bindings or bool(pod_volumes.static_bindings)
         return None
 
-    def _bound_code(self, data: _State, node_name: str) -> Optional[int]:
-        """The node's answer from the codes of a pod whose claims are all bound (None: ask the binder)."""
+    def judges_in_batch(self, state: CycleState, pod: Pod) -> bool:
+        """Filter answers every node at once for a pod whose claims are all bound (the codes of
+        bound_claim_codes); any other pod's nodes are asked of the binder one by one."""
+        data = state.read_optional(_STATE)
+        return data is not None and data.claims is not None and self._bound_codes(data) is not None
+
+    def filter_batch(
+        self, state: CycleState, pod: Pod, table: NodeTable[NodeInfo], positions: np.ndarray
+    ) -> Optional[FilterVerdicts]:
+        """``filter`` on the nodes at ``positions`` of a pod judges_in_batch said yes to: its two
+        statuses in the order the nodes first answer them, the fitting nodes kept (batch_fits)."""
+        data = state.read_optional(_STATE)
+        assert data is not None and data.claims is not None  # judges_in_batch read them
+        codes = self._bound_codes(data, table)
+        assert codes is not None  # judges_in_batch: every claim bound, no in-tree volume
+        answers = codes[positions]
+        if data.batch_fits is None:
+            data.batch_fits = np.zeros(table.size, dtype=bool)
+        data.batch_fits[positions[answers == binder_module.BOUND_FIT]] = True
+        refusals = sorted(
+            (
+                (int(hits[0]), code, status)
+                for code, status in (
+                    (binder_module.BOUND_CONFLICT, self._conflict_status),
+                    (binder_module.BOUND_MISSING, self._not_exist_status),
+                )
+                if len(hits := np.flatnonzero(answers == code))
+            ),
+            key=lambda refusal: refusal[0],
+        )
+        if not refusals:
+            return None
+        choice = np.full(len(positions), PASS, dtype=np.int32)
+        for slot, (_, code, _) in enumerate(refusals):
+            choice[answers == code] = slot
+        return FilterVerdicts([status for _, _, status in refusals], choice)
+
+    def _bound_codes(self, data: _State, table: Optional[NodeTable[NodeInfo]] = None) -> Optional[np.ndarray]:
+        """bound_claim_codes for ``table`` (the snapshot's unless given), worked out once per table
+        (None: the binder is asked node by node)."""
         assert data.claims is not None  # Filter's caller checked it
-        table = self.handle.snapshot.table
+        table = self.handle.snapshot.table if table is None else table
         if data.bound_codes_table is not table:
             data.bound_codes, data.bound_codes_table = self.binder.bound_claim_codes(data.claims, table), table
-        codes = data.bound_codes
+            data.batch_fits = None
+        return data.bound_codes
+
+    def _bound_code(self, data: _State, node_name: str) -> Optional[int]:
+        """The node's answer from the codes of a pod whose claims are all bound (None: ask the binder)."""
+        codes = self._bound_codes(data)
         if codes is None:
             return None
-        position = table.index.get(node_name)
+        position = self.handle.snapshot.table.index.get(node_name)
         return None if position is None else int(codes[position])
 
     def _bound_verdict(self, data: _State, node_name: str, code: int) -> MaybeStatus:
@@ -190,6 +237,17 @@ class VolumeBinding:
         if code == binder_module.BOUND_CONFLICT:
             return self._conflict_status
         return self._not_exist_status
+
+    @staticmethod
+    def _pod_volumes(data: _State, node_name: str) -> Optional[PodVolumes]:
+        """podVolumesByNode[node]: what Filter found to bind there (for a node filter_batch found
+        to fit, nothing: made now, as filter would have made it)."""
+        found = data.pod_volumes_by_node.get(node_name)
+        if found is None and data.batch_fits is not None and data.bound_codes_table is not None:
+            position = data.bound_codes_table.index.get(node_name)
+            if position is not None and data.batch_fits[position]:
+                found = data.pod_volumes_by_node[node_name] = PodVolumes()
+        return found
 
     def filter_detail(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[Any, ...]:
         """The claims and volumes behind filter's reasons (explanations only; nothing is stored)."""
@@ -216,13 +274,13 @@ class VolumeBinding:
         data = state.read_optional(_STATE)
         if data is None:  # getStateData's error: PreFilter never ran
             return Status.error(ERROR_STATE_NOT_FOUND)
-        pod_volumes = data.pod_volumes_by_node.get(node_name)
+        pod_volumes = self._pod_volumes(data, node_name)
         data.all_bound = True if pod_volumes is None else self.binder.assume_pod_volumes(pod, node_name, pod_volumes)
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         data = state.read_optional(_STATE)
-        pod_volumes = data.pod_volumes_by_node.get(node_name) if data is not None else None
+        pod_volumes = self._pod_volumes(data, node_name) if data is not None else None
         if pod_volumes is not None:
             self.binder.revert_assumed_pod_volumes(pod_volumes)
 
@@ -233,7 +291,7 @@ class VolumeBinding:
             return Status.error(ERROR_STATE_NOT_FOUND)
         if data.all_bound:
             return SKIP
-        if node_name not in data.pod_volumes_by_node:
+        if self._pod_volumes(data, node_name) is None:
             return Status.error(f'{ERROR_NO_POD_VOLUME_FOR_NODE} "{node_name}"')
         return None
 
@@ -243,7 +301,7 @@ class VolumeBinding:
             return Status.error(ERROR_STATE_NOT_FOUND)
         if data.all_bound:
             return None
-        pod_volumes = data.pod_volumes_by_node.get(node_name)
+        pod_volumes = self._pod_volumes(data, node_name)
         if pod_volumes is None:
             return Status.error(f'{ERROR_NO_POD_VOLUME_FOR_NODE} "{node_name}"')
         try:
@@ -262,7 +320,7 @@ class VolumeBinding:
 
     def binding_state_json(self, state: CycleState, node_name: str) -> Optional[dict[str, Any]]:
         data = state.read_optional(_STATE)
-        pod_volumes = data.pod_volumes_by_node.get(node_name) if data is not None else None
+        pod_volumes = self._pod_volumes(data, node_name) if data is not None else None
         if data is None or pod_volumes is None:
             return None
         return node_bindings_picture(pod_volumes, data.all_bound)

@@ -33,6 +33,8 @@ def default_profile() -> Profile:
                 names.NODE_RESOURCES_FIT,
                 names.POD_TOPOLOGY_SPREAD,
                 names.INTER_POD_AFFINITY,
+                names.VOLUME_BINDING,
+                names.NODE_VOLUME_LIMITS,
             },
         ),
         (
@@ -63,6 +65,13 @@ def test_the_default_profile_finds_each_capability_where_the_plugin_defines_it(d
     offering = getattr(default_profile.capabilities, capability)
     assert set(offering) == plugins
     assert all(hasattr(plugin, capability) for plugin in offering.values())
+
+
+def test_a_batch_for_some_pods_only_is_found_beside_the_batch(default_profile):
+    sometimes = default_profile.capabilities.filter_batch_when
+    assert set(sometimes) == {names.VOLUME_BINDING}, "VolumeBinding judges in batch the pods whose claims are bound"
+    assert set(sometimes) <= set(default_profile.capabilities.filter_batch)
+    assert all(hasattr(plugin, "judges_in_batch") for plugin in sometimes.values())
 
 
 def test_queueing_hints_come_from_the_plugins_at_enqueue_points_only(default_profile):

@@ -99,11 +99,12 @@ class _Counting:
     def __init__(self, kept):
         self.kept, self.found, self.missed = kept, 0, 0
 
-    def get(self, node_info):
-        verdict = self.kept.get(node_info)
-        self.found += verdict is not None
-        self.missed += verdict is None
-        return verdict
+    def get_all(self, node_infos):
+        verdicts = self.kept.get_all(node_infos)
+        assert verdicts == [self.kept.get(node_info) for node_info in node_infos], "one by one, the same"
+        self.found += sum(verdict is not None for verdict in verdicts)
+        self.missed += sum(verdict is None for verdict in verdicts)
+        return verdicts
 
     def put(self, node_info, verdict):
         self.kept.put(node_info, verdict)
@@ -156,6 +157,38 @@ def test_a_node_that_changed_is_judged_again():
     assert answer == _picture(dry_run_preemption(framework, state, pod, potential))
     assert answer[0] == [("n2", ["default/low-2"])] and answer[1]["n3"][0] is Code.UNSCHEDULABLE
     assert (again.found, again.missed) == (2, 1)
+
+
+def test_a_node_where_the_pod_may_evict_nobody_is_kept_too():
+    # n1 runs only the web pod, of the preemptor's own priority: no victim there, nothing cloned.
+    running = [pod for pod in _running() if pod.name != "low-1"]
+    plugin, framework, state, pod, potential = _cycle(running)
+    reference = _picture(dry_run_preemption(framework, state, pod, potential))
+    assert reference[1]["n1"] == (
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+        ("No preemption victims found for incoming pod",),
+    )
+    kept = VerdictMemo()
+    first = _bound(kept, framework, state, pod)
+    assert _picture(dry_run_preemption(framework, state, pod, potential, kept=first)) == reference
+    second = _bound(kept, framework, state, pod)
+    assert _picture(dry_run_preemption(framework, state, pod, potential, kept=second)) == reference
+    assert (first.missed, second.found, second.missed) == (3, 3, 0)
+
+
+def test_nominated_pods_are_asked_only_of_the_nodes_said_to_have_some():
+    asked: list[str] = []
+
+    def nominated(node):
+        asked.append(node)
+        return ()
+
+    plugin, framework, state, pod, potential = _cycle(_running())
+    bound = VerdictMemo().bound(("inputs",), nominated, nominated_nodes={"n2"})
+    for node_info in potential:
+        bound.put(node_info, (None, None))
+    assert bound.get_all(potential) == [(None, None)] * len(potential)
+    assert set(asked) == {"n2"}
 
 
 def test_inputs_differ_when_a_state_count_differs_and_are_not_changed_by_later_writes():
@@ -226,15 +259,21 @@ def test_runs_of_copied_workloads_answer_as_without_the_kept_verdicts(copies, mo
     # while preemptors wait nominated. The trace and the run to the end are the same as with every
     # node judged again, and as the reference path's (every plugin node by node).
     found: Counter[str] = Counter()
-    counting_get = BoundVerdicts.get
+    counting_get, counting_get_all = BoundVerdicts.get, BoundVerdicts.get_all
 
-    def get(self, node_info):
-        verdict = counting_get(self, node_info)
+    def count(verdict):
         # a dry run's verdict is (candidate, status), the nominated pass's (statuses,)
         found["missed" if verdict is None else "dry run" if len(verdict) == 2 else "nominated"] += 1
         return verdict
 
+    def get(self, node_info):
+        return count(counting_get(self, node_info))
+
+    def get_all(self, node_infos):
+        return [count(verdict) for verdict in counting_get_all(self, node_infos)]
+
     monkeypatch.setattr(BoundVerdicts, "get", get)
+    monkeypatch.setattr(BoundVerdicts, "get_all", get_all)
     with_memo = _answers(copies)
     assert found["dry run"] > 0 and found["nominated"] > 0 and found["dry run"] + found["nominated"] > found["missed"]
     monkeypatch.setattr(preemption_plugin, "filter_inputs", lambda *args: None)

@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from scheduler_core.framework.cluster_events import ActionType, EventResource, QueueingHint
@@ -24,6 +25,7 @@ from scheduler_core.plugins.node_volume_limits import (
 )
 from tests.scheduler_core.builders import (
     FakeHandle,
+    assert_filter_same,
     claim_volume,
     make_claim,
     make_class,
@@ -359,3 +361,43 @@ def test_events_to_register_are_the_releases():
         (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD, True),
         (EventResource.VOLUME_ATTACHMENT, ActionType.DELETE, True),
     ]
+
+
+# ---------------------------------------------------------------------- Filter in batch
+
+
+def _judged_both_ways(pod, csi_nodes, running=(), claims=(), volumes=()):
+    """filter_batch against filter node by node on four nodes, some with the given CSINodes."""
+    snapshot = storage_snapshot(
+        [make_node(name) for name in ("n1", "n2", "n3", "n4")],
+        list(running),
+        claims=claims,
+        volumes=volumes,
+        csi_nodes=csi_nodes,
+    )
+    plugin = node_volume_limits.new(None, FakeHandle(snapshot))
+    state = CycleState()
+    assert plugin.pre_filter(state, pod, snapshot.node_infos) == (None, None)
+    assert_filter_same(plugin, state, pod, snapshot.table, np.array([2, 0, 3, 1]))
+    verdicts = plugin.filter_batch(state, pod, snapshot.table, np.arange(4))
+    return None if verdicts is None else [None if c < 0 else verdicts.palette[c] for c in verdicts.choice.tolist()]
+
+
+def test_in_batch_nodes_with_a_csinode_are_judged_on_their_own_the_others_pass():
+    pod = make_pod("p", volumes=(inline(PortworxVolume("px-1")),))
+    migrated = {ANN_MIGRATED_PLUGINS: "kubernetes.io/portworx-volume"}
+    csi_nodes = [CSINode("n1", (CSINodeDriver("pxd.portworx.com", "id", 0),), migrated)]
+    assert _judged_both_ways(pod, csi_nodes) == [EXCEEDED, None, None, None]
+
+
+def test_in_batch_without_csinodes_every_node_passes():
+    running = [pod_on_node("x", claim_volume("a")), pod_on_node("y", claim_volume("b"))]
+    pod = make_pod("p", volumes=(claim_volume("c"),))
+    assert _judged_both_ways(pod, [], running, [A, B, C], [PV_A, PV_B, PV_C]) is None
+
+
+def test_in_batch_a_missing_claim_refuses_every_node_with_or_without_a_csinode():
+    pod = make_pod("p", volumes=(claim_volume("gone"),))
+    missing = Status.unresolvable('looking up PVC default/gone: persistentvolumeclaim "gone" not found')
+    assert _judged_both_ways(pod, []) == [missing] * 4
+    assert _judged_both_ways(pod, [csi_node()]) == [missing] * 4

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from scheduler_core import load_scenario
@@ -17,6 +18,25 @@ def test_it_schedules_only_the_first_n_pods_with_limit():
     assert result.nodes == 500 and result.percentage == 0
     assert result.peak_rss_mb > 0
     assert set(result.to_json()) == {"pods_per_s", "median_ms", "p90_ms", "peak_rss_mb", "cycles"}
+
+
+def test_the_scheduler_is_set_up_and_run_as_a_trace_is_then_the_collector_left_as_it_was():
+    scenario = load_scenario((BENCH / "basic_500.yaml").read_bytes())
+    frozen_before, enabled_before = gc.get_freeze_count(), gc.isenabled()
+    seen: list[tuple[bool, int]] = []
+
+    def watch(phase, info):  # every pass the run makes: none while the set-up builds the snapshot
+        if phase == "start":
+            seen.append((gc.isenabled(), gc.get_freeze_count()))
+
+    gc.callbacks.append(watch)
+    try:
+        result = run_benchmark(scenario, limit=200)
+    finally:
+        gc.callbacks.remove(watch)
+    assert result.cycles == 200
+    assert seen and all(count > frozen_before for _, count in seen), "every pass ran with the set-up's objects frozen"
+    assert (gc.get_freeze_count(), gc.isenabled()) == (frozen_before, enabled_before)
 
 
 def test_percentage_override_keeps_the_rest_of_the_configuration():

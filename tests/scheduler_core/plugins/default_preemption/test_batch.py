@@ -70,12 +70,14 @@ def test_it_answers_as_the_per_node_dry_run_and_reuses_a_verdict_only_while_the_
     # n2 (tainted) and n3 (too small) are no potential nodes; n4 is still too full without its low pods.
     assert [c.node for c in fast.candidates] == ["n1"] and set(fast.node_statuses) == {"n4"}
     n1 = framework.snapshot.get("n1")
-    key = (n1.generation, (pod.priority, tuple(checked), budgets), (), None, None)
-    assert memo.get("n1", n1, key) is not None
+    stamp = (n1, n1.generation, (pod.priority, tuple(checked), budgets), (), None, None)
+    [kept] = memo.get_all(["n1"], [stamp])
+    assert kept is not None and kept[0].node == "n1"
     # under other budgets (another Budgets object: victims.KeptBudgets makes one when they change)
-    assert memo.get("n1", n1, (n1.generation, (pod.priority, tuple(checked), Budgets(())), (), None, None)) is None
+    other_budgets = (n1, n1.generation, (pod.priority, tuple(checked), Budgets(())), (), None, None)
+    assert memo.get_all(["n1", "n9"], [other_budgets, stamp]) == [None, None]
     framework.snapshot.remove_pod(n1.pods[0].pod)  # a pod leaves n1: its generation moves on
-    assert memo.get("n1", n1, (n1.generation, *key[1:])) is None
+    assert memo.get_all(["n1"], [(n1, n1.generation, *stamp[2:])]) == [None]
 
 
 @pytest.mark.parametrize(

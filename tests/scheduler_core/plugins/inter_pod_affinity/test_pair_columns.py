@@ -83,15 +83,15 @@ def test_equal_counts_are_written_once_and_copied():
     again, _ = _counted(random.Random(8), table, names)
     assert first.wire()  # counts to write
     assert first is not again and first.same_counts(again)
-    pair_columns._WRITTEN.clear()
+    pair_columns.WRITTEN.clear()
     written = columns_json(first)
     copied = columns_json(again)
     assert copied == written and copied is not written
-    assert len(pair_columns._WRITTEN) == 1  # found, not written again
+    assert len(pair_columns.WRITTEN) == 1  # found, not written again
     changed, _ = _counted(random.Random(9), table, names)
     assert not changed.same_counts(first)
     assert columns_json(changed) == changed.wire()
-    assert len(pair_columns._WRITTEN) == 2
+    assert len(pair_columns.WRITTEN) == 2
 
 
 def test_equal_counts_share_one_map():

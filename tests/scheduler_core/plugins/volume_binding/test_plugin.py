@@ -4,6 +4,7 @@ node, then Reserve / PreBind on the chosen one."""
 from dataclasses import replace
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from scheduler_core.framework.cluster_events import ActionType, EventResource, QueueingHint
@@ -61,7 +62,7 @@ IMMEDIATE = make_class("immediate", wait=False)
 class Run:
     """One cycle of the plugin: PreFilter, Filter on every node."""
 
-    def __init__(self, pod_volumes, args=None, pod_uid="pod-uid", features=None, **objects):
+    def __init__(self, pod_volumes, args=None, pod_uid="pod-uid", features=None, per_node=True, **objects):
         objects.setdefault("classes", [WAIT, PROVISION, IMMEDIATE])
         self.snapshot = storage_snapshot(NODES, **objects)
         if features is None:
@@ -72,7 +73,7 @@ class Run:
         self.state = CycleState()
         _, self.pre_filter = self.plugin.pre_filter(self.state, self.pod, self.snapshot.node_infos)
         self.filter = {}
-        if self.pre_filter is None:
+        if self.pre_filter is None and per_node:
             self.filter = {n.name: self.plugin.filter(self.state, self.pod, self.snapshot.get(n.name)) for n in NODES}
 
     def bind_on(self, node):
@@ -420,6 +421,70 @@ def test_a_bind_timeout_of_zero_fails_pre_bind():
     reserve, pre_bind = run.bind_on("n1")
     assert reserve is None
     assert pre_bind == Status(Code.ERROR, ("binding volumes: context deadline exceeded",))
+
+
+# ---------------------------------------------------------------------- Filter in batch
+
+
+def _batch(run):
+    """filter_batch on every node, as {node: status} (None: passes)."""
+    positions = np.arange(len(NODES))
+    verdicts = run.plugin.filter_batch(run.state, run.pod, run.snapshot.table, positions)
+    if verdicts is None:
+        return {n.name: None for n in NODES}
+    return {
+        n.name: None if choice < 0 else verdicts.palette[choice] for n, choice in zip(NODES, verdicts.choice.tolist())
+    }
+
+
+BOUND_CASES = {
+    "a volume on n2": lambda claim: [make_volume("pv", claim=claim, node="n2")],
+    "a volume anywhere": lambda claim: [make_volume("pv", claim=claim)],
+    "a missing volume": lambda claim: [],
+}
+
+
+@pytest.mark.parametrize("volumes", BOUND_CASES.values(), ids=BOUND_CASES.keys())
+def test_claims_all_bound_are_judged_in_batch_as_node_by_node(volumes):
+    claim = make_claim("data", volume="pv")
+    one_by_one = Run([claim_volume("data")], claims=[claim], volumes=volumes(claim))
+    batch = Run([claim_volume("data")], claims=[claim], volumes=volumes(claim), per_node=False)
+    assert batch.plugin.judges_in_batch(batch.state, batch.pod)
+    assert _batch(batch) == one_by_one.filter
+
+
+def test_conflict_and_missing_volume_keep_the_order_the_nodes_first_answer_them():
+    claim = make_claim("data", volume="pv")
+    run = Run(
+        [claim_volume("data")], claims=[claim], volumes=[make_volume("pv", claim=claim, node="n2")], per_node=False
+    )
+    verdicts = run.plugin.filter_batch(run.state, run.pod, run.snapshot.table, np.array([1, 0]))
+    assert verdicts.choice.tolist() == [-1, 0] and verdicts.palette == [unresolvable(NODE_CONFLICT)]
+
+
+def test_a_claim_to_bind_is_judged_node_by_node():
+    run = Run([claim_volume("data")], claims=[make_claim("data", storage_class="wait")], per_node=False)
+    assert run.pre_filter is None
+    assert not run.plugin.judges_in_batch(run.state, run.pod)
+
+
+def test_a_node_found_to_fit_in_batch_reserves_and_binds_as_one_filtered_alone():
+    claim = make_claim("data", volume="pv")
+    run = Run([claim_volume("data")], claims=[claim], volumes=[make_volume("pv", claim=claim)], per_node=False)
+    _batch(run)
+    alone = Run([claim_volume("data")], claims=[claim], volumes=[make_volume("pv", claim=claim)])
+    assert run.plugin.binding_state_json(run.state, "n1") == alone.plugin.binding_state_json(alone.state, "n1")
+    assert run.plugin.binding_state_json(run.state, "n1") is not None
+    assert run.bind_on("n1") == (None, None)
+    assert run.plugin.pre_bind_pre_flight(run.state, run.pod, "n1") == SKIP
+
+
+def test_a_node_not_judged_has_nothing_to_bind():
+    claim = make_claim("data", volume="pv")
+    run = Run([claim_volume("data")], claims=[claim], volumes=[make_volume("pv", claim=claim)], per_node=False)
+    run.plugin.filter_batch(run.state, run.pod, run.snapshot.table, np.array([0]))
+    assert run.plugin.binding_state_json(run.state, "n1") is not None
+    assert run.plugin.binding_state_json(run.state, "n2") is None
 
 
 def test_filter_without_pre_filter_state_is_an_error():
