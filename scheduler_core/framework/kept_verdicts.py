@@ -166,8 +166,9 @@ class BoundVerdicts(Generic[V]):
             nominated[index] = self._nominated(names[index])
         stamps = zip(node_infos, map(_NODE, node_infos), map(_GENERATION, node_infos), nominated)
         entries = list(map(self._by_node.get, names, repeat(_NOT_KEPT)))
-        # A tuple compares its items by identity first: the NodeInfo (compared by identity only),
-        # its Node, its generation, the nominated pods.
+        # A tuple compares its items by identity first, then by value: the NodeInfo (which has
+        # identity only), its Node (another object equal to it is the same node to Filter), its
+        # generation, the nominated pods.
         return [entry[1] if same else None for same, entry in zip(map(eq, map(_STAMP, entries), stamps), entries)]
 
     def put(self, node_info: NodeInfo, verdict: V) -> None:

@@ -135,7 +135,7 @@ def numeric_dry_run(
         nominated[index] = framework.nominated_pods_to_add(pod, node_names[index])
         nominated_keys[index] = tuple(other.key for other in nominated[index])
     stamps = list(zip(nodes, map(_GENERATION, nodes), repeat(preemptor), nominated_keys, before, after))
-    known = memo.get_all(node_names, stamps) if memo is not None else repeat(None)
+    known = memo.get_all(node_names, stamps) if memo is not None else [None] * len(node_names)
     result = DryRun()
     candidates, node_statuses = result.candidates, result.node_statuses
     for index, kept in enumerate(known):

@@ -67,6 +67,7 @@ def test_it_answers_as_the_per_node_dry_run_and_reuses_a_verdict_only_while_the_
     memo, budgets = NodeVerdictMemo(), Budgets(())
     fast = numeric_dry_run(framework, state, pod, potential, checked, budgets, memo=memo)
     assert _picture(fast) == _picture(dry_run_preemption(framework, state, pod, potential))
+    assert _picture(numeric_dry_run(framework, state, pod, potential, checked, budgets)) == _picture(fast), "no memo"
     # n2 (tainted) and n3 (too small) are no potential nodes; n4 is still too full without its low pods.
     assert [c.node for c in fast.candidates] == ["n1"] and set(fast.node_statuses) == {"n4"}
     n1 = framework.snapshot.get("n1")
