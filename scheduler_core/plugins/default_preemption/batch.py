@@ -15,13 +15,14 @@ same victims in the same order, same statuses; ``vectorized=False`` runs the ref
 from __future__ import annotations
 
 from itertools import compress, repeat
-from operator import attrgetter, eq, itemgetter
+from operator import attrgetter
 from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
 from scheduler_core.model import names
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.kept_verdicts import kept_under
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.preemption.candidates import NO_VICTIMS, Candidate, DryRun, expected_a_victim
 from scheduler_core.framework.preemption.victims import (
@@ -97,17 +98,11 @@ class NodeVerdictMemo:
         self._by_node: dict[str, tuple[tuple[Any, ...], _Kept]] = {}
 
     def get_all(self, names: list[str], stamps: Iterable[tuple[Any, ...]]) -> list[Optional[_Kept]]:
-        """The verdict kept for each node under its stamp (None: none), compared at C speed (a
-        tuple compares its items by identity first)."""
-        entries = list(map(self._by_node.get, names, repeat(_NOT_KEPT)))
-        return [entry[1] if same else None for same, entry in zip(map(eq, map(_STAMP, entries), stamps), entries)]
+        """The verdict kept for each node under its stamp (None: none)."""
+        return kept_under(self._by_node, names, stamps)
 
     def put(self, name: str, stamp: tuple[Any, ...], kept: _Kept) -> None:
         self._by_node[name] = (stamp, kept)
-
-
-_STAMP = itemgetter(0)
-_NOT_KEPT: tuple[None, None] = (None, None)  # equal to no stamp
 
 
 def numeric_dry_run(

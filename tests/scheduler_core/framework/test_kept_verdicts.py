@@ -191,6 +191,14 @@ def test_nominated_pods_are_asked_only_of_the_nodes_said_to_have_some():
     assert set(asked) == {"n2"}
 
 
+def test_kept_under_answers_what_was_kept_under_an_equal_stamp_only():
+    node = object()  # compared by identity only, as a NodeInfo
+    by_node = {"n1": ((node, 1, ("a",)), "kept"), "n2": ((node, 2, ()), "older")}
+    stamps = [(node, 1, ("a",)), (node, 3, ()), (object(), 0, ())]
+    assert kept_verdicts.kept_under(by_node, ["n1", "n2", "n3"], stamps) == ["kept", None, None]
+    assert kept_verdicts.kept_under(by_node, ["n1"], [(object(), 1, ("a",))]) == [None]
+
+
 def test_inputs_differ_when_a_state_count_differs_and_are_not_changed_by_later_writes():
     plugin, framework, state, pod, potential = _cycle(_running())
     inputs = filter_inputs(framework, state, pod)
