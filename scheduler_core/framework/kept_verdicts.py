@@ -27,10 +27,13 @@ from itertools import compress, repeat
 from operator import attrgetter, eq, itemgetter
 from typing import Any, Callable, Collection, Generic, Iterable, Mapping, Optional, Protocol, Sequence, TypeVar
 
+import numpy as np
+
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import FilterPlugin
 from scheduler_core.framework.listers import SharedLister
 from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import NodeTable, PositionedNodeList
 from scheduler_core.framework.profile import Profile
 from scheduler_core.model import Container, Pod, names
 
@@ -131,20 +134,66 @@ _Stamp = tuple[NodeInfo, Any, int, tuple[Pod, ...]]
 _Entry = tuple[_Stamp, V]
 
 
+class ByPosition:
+    """The verdicts of one set of inputs by the node's position in one NodeTable, each still as
+    its stamp would say: within one table a position holds the same NodeInfo and Node (a node that
+    changes, joins or leaves builds a new table), and the table logs each position whose pods
+    changed (``changed_since``), so an attempt re-checks those and the nodes with nominated pods
+    only, not thousands of stamps. Holds only verdicts reached with no nominated pod added."""
+
+    __slots__ = ("table", "version", "verdicts", "known")
+
+    def __init__(self) -> None:
+        self.table: Optional[NodeTable[NodeInfo]] = None
+        self.version = 0
+        self.verdicts = np.empty(0, dtype=object)
+        self.known = np.zeros(0, dtype=bool)
+
+    def sync(self, table: NodeTable[NodeInfo]) -> None:
+        """Forget what changed since the last attempt (everything, on another table)."""
+        if self.table is not table:
+            self.table, self.verdicts = table, np.empty(table.size, dtype=object)
+            self.known = np.zeros(table.size, dtype=bool)
+        elif self.version != table.version:
+            changed = table.changed_since(self.version)
+            if changed is None:
+                self.known[:] = False
+            else:
+                self.known[changed] = False
+        self.version = table.version
+
+    def keep(self, position: int, verdict: Any) -> None:
+        self.verdicts[position] = verdict
+        self.known[position] = True
+
+
+class _Kept(Generic[V]):
+    """One set of inputs' verdicts: by node name under their stamps, and by position (``ByPosition``)."""
+
+    __slots__ = ("by_node", "by_position")
+
+    def __init__(self) -> None:
+        self.by_node: dict[str, _Entry[V]] = {}
+        self.by_position = ByPosition()
+
+
 class BoundVerdicts(Generic[V]):
     """The verdicts kept under one attempt's inputs."""
 
-    __slots__ = ("_by_node", "_nominated", "_nominated_nodes")
+    __slots__ = ("_kept", "_by_node", "_nominated", "_nominated_nodes", "_table")
 
     def __init__(
         self,
-        by_node: dict[str, _Entry[V]],
+        kept: _Kept[V],
         nominated: Callable[[str], tuple[Pod, ...]],
         nominated_nodes: Optional[Collection[str]] = None,
+        table: Optional[NodeTable[NodeInfo]] = None,
     ) -> None:
-        self._by_node = by_node
+        self._kept = kept
+        self._by_node = kept.by_node
         self._nominated = nominated
         self._nominated_nodes = nominated_nodes  # the only nodes with pods to add (None: any may have)
+        self._table = table  # the snapshot's, whose positions a PositionedNodeList names
 
     def _stamp(self, node_info: NodeInfo) -> _Stamp:
         name = node_info.name
@@ -156,21 +205,64 @@ class BoundVerdicts(Generic[V]):
         return entry[1] if entry is not None and entry[0] == self._stamp(node_info) else None
 
     def get_all(self, node_infos: Sequence[NodeInfo]) -> list[Optional[V]]:
-        """``get`` of each node, the stamps made and compared at C speed where the nodes with
+        """``get`` of each node: by position where the nodes say theirs in the snapshot's table
+        (``ByPosition``), else the stamps made and compared at C speed where the nodes with
         nominated pods are known (preemption's dry run asks thousands an attempt)."""
-        if self._nominated_nodes is None:
+        nominated_nodes, table = self._nominated_nodes, self._table
+        if nominated_nodes is None:
             return [self.get(node_info) for node_info in node_infos]
+        if (
+            isinstance(node_infos, PositionedNodeList)
+            and table is not None
+            and node_infos.table_infos is table.node_infos
+        ):
+            return self._get_by_position(node_infos.positions, table, nominated_nodes)
+        return self._stamped(node_infos, nominated_nodes)[0]
+
+    def _stamped(
+        self, node_infos: Sequence[NodeInfo], nominated_nodes: Collection[str]
+    ) -> tuple[list[Optional[V]], list[tuple[Pod, ...]]]:
+        """Each node's verdict kept under a stamp equal to its own, and the nominated pods its stamp
+        holds (asked only of the nodes that have some)."""
         names = list(map(_NAME, node_infos))
         nominated: list[tuple[Pod, ...]] = [()] * len(names)
-        for index in compress(range(len(names)), map(self._nominated_nodes.__contains__, names)):
+        for index in compress(range(len(names)), map(nominated_nodes.__contains__, names)):
             nominated[index] = self._nominated(names[index])
         # The NodeInfo (which has identity only), its Node (another object equal to it is the same
         # node to Filter), its generation, the nominated pods.
         stamps = zip(node_infos, map(_NODE, node_infos), map(_GENERATION, node_infos), nominated)
-        return kept_under(self._by_node, names, stamps)
+        return kept_under(self._by_node, names, stamps), nominated
+
+    def _get_by_position(
+        self, positions: np.ndarray, table: NodeTable[NodeInfo], nominated_nodes: Collection[str]
+    ) -> list[Optional[V]]:
+        """``get_all`` of the table's nodes at ``positions``: the verdicts still known there; the
+        other nodes' (and every node's with nominated pods) by their stamps, kept by position
+        when no nominated pod was added."""
+        at = self._kept.by_position
+        at.sync(table)
+        answers: list[Optional[V]] = at.verdicts[positions].tolist()
+        check = ~at.known
+        check[[table.index[name] for name in nominated_nodes if name in table.index]] = True
+        indexes = np.flatnonzero(check[positions])
+        if not len(indexes):
+            return answers
+        checked = positions[indexes]
+        verdicts, nominated = self._stamped(table.infos_array[checked].tolist(), nominated_nodes)
+        for index, position, verdict, added in zip(indexes.tolist(), checked.tolist(), verdicts, nominated):
+            answers[index] = verdict
+            if verdict is not None and not added:
+                at.keep(position, verdict)
+        return answers
 
     def put(self, node_info: NodeInfo, verdict: V) -> None:
-        self._by_node[node_info.name] = (self._stamp(node_info), verdict)
+        stamp = self._stamp(node_info)
+        self._by_node[node_info.name] = (stamp, verdict)
+        at, table = self._kept.by_position, self._table
+        if not stamp[3] and table is not None and at.table is table and at.version == table.version:
+            position = table.index.get(node_info.name)
+            if position is not None and table.node_infos[position] is node_info:
+                at.keep(position, verdict)
 
 
 _NAME, _NODE, _GENERATION = attrgetter("name"), attrgetter("node"), attrgetter("generation")
@@ -197,23 +289,25 @@ class VerdictMemo(Generic[V]):
     """The per-node verdicts of the last few distinct attempt inputs (see the module's notes)."""
 
     def __init__(self) -> None:
-        self._recent: list[tuple[tuple[Any, ...], dict[str, _Entry[V]]]] = []  # the latest first
+        self._recent: list[tuple[tuple[Any, ...], _Kept[V]]] = []  # the latest first
 
     def bound(
         self,
         inputs: tuple[Any, ...],
         nominated: Callable[[str], tuple[Pod, ...]],
         nominated_nodes: Optional[Collection[str]] = None,
+        table: Optional[NodeTable[NodeInfo]] = None,
     ) -> BoundVerdicts[V]:
         """The verdicts kept under inputs equal to these (none yet: a new set, the oldest dropped);
         ``nominated``: the pods Filter adds on a node, by its name; ``nominated_nodes``: the only
-        nodes it may name some for (None: it is asked of every node)."""
+        nodes it may name some for (None: it is asked of every node); ``table``: the snapshot's,
+        for nodes that come with their positions in it."""
         for index, (known, kept) in enumerate(self._recent):
             if known == inputs:
                 if index:
                     self._recent.insert(0, self._recent.pop(index))
-                return BoundVerdicts(kept, nominated, nominated_nodes)
-        fresh: dict[str, _Entry[V]] = {}
+                return BoundVerdicts(kept, nominated, nominated_nodes, table)
+        fresh: _Kept[V] = _Kept()
         self._recent.insert(0, (inputs, fresh))
         del self._recent[RECENT_INPUTS:]
-        return BoundVerdicts(fresh, nominated, nominated_nodes)
+        return BoundVerdicts(fresh, nominated, nominated_nodes, table)

@@ -120,6 +120,21 @@ class PositionedNames(list[str]):
         self.table_names = table_names
 
 
+class PositionedNodeList(list[InfoT]):
+    """NodeInfos picked from a table's NodeInfo list, in its order, with the positions they were
+    picked from and the list itself: a reader that keeps something per table position (preemption's
+    kept verdicts) takes the positions instead of looking thousands of names up. A plain list to
+    everyone else; nothing may change it in place (the positions would no longer say where it came
+    from)."""
+
+    __slots__ = ("positions", "table_infos")
+
+    def __init__(self, infos: Iterable[InfoT], positions: np.ndarray, table_infos: list[InfoT]) -> None:
+        super().__init__(infos)
+        self.positions = positions
+        self.table_infos = table_infos
+
+
 class PositionedInfos(Sequence[InfoT]):
     """NodeInfos at positions of a table, with the table's own NodeInfo list: a reader that indexes
     the table's columns (PodTopologySpread's PreScore over the feasible nodes) takes the positions

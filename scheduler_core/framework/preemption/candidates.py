@@ -21,6 +21,7 @@ from scheduler_core.util.wire import Wire
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeToStatus, PluginsRunner, StatusesByPosition
 from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.node_table import PositionedNodeList
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_failure, is_success
 from scheduler_core.model import Pod, PodDisruptionBudget
 from scheduler_core.framework.preemption.victims import (
@@ -103,7 +104,7 @@ def _potential_by_position(at: StatusesByPosition, absent: Status) -> list[NodeI
     mask = np.full(len(at.node_infos), absent.code == Code.UNSCHEDULABLE)
     judged = at.status_of >= 0
     mask[at.positions[judged]] = unschedulable[at.status_of[judged]]
-    return list(compress(at.node_infos, mask.tolist()))
+    return PositionedNodeList(compress(at.node_infos, mask.tolist()), np.flatnonzero(mask), at.node_infos)
 
 
 _NODE_NAME = attrgetter("name")

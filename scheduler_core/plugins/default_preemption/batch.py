@@ -15,15 +15,16 @@ same victims in the same order, same statuses; ``vectorized=False`` runs the ref
 from __future__ import annotations
 
 from itertools import compress, repeat
-from operator import attrgetter
-from typing import Any, Iterable, Optional, Sequence
+from operator import and_, attrgetter, is_, is_not, itemgetter
+from typing import Any, Iterable, Optional, Sequence, cast
 
 import numpy as np
 
 from scheduler_core.model import names
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.kept_verdicts import kept_under
+from scheduler_core.framework.kept_verdicts import RECENT_INPUTS, ByPosition, kept_under
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.framework.node_table import NodeTable, PositionedNodeList
 from scheduler_core.framework.preemption.candidates import NO_VICTIMS, Candidate, DryRun, expected_a_victim
 from scheduler_core.framework.preemption.victims import (
     Budgets,
@@ -54,22 +55,29 @@ class _Rules:
         self.after: list[Any] = active[fit_at + 1 :]
         self.fit_unresolvable = fit_unresolvable(framework)
 
-    def constant_verdicts(self, plugins: list[Any], pod: Pod, positions: np.ndarray) -> list[MaybeStatus]:
-        """The first rejection among ``plugins`` on each node (None: all pass), in their order;
-        ``positions``: the nodes' in the table (``table_positions``)."""
+    def constant_verdicts(
+        self, plugins: list[Any], pod: Pod, positions: np.ndarray
+    ) -> tuple[list[MaybeStatus], list[int]]:
+        """The first rejection among ``plugins`` on each node (None: all pass), in their order, and
+        the slots of the nodes rejected; ``positions``: the nodes' in the table."""
         verdicts: list[MaybeStatus] = [None] * len(positions)
+        rejected: list[int] = []
         if not plugins or not len(positions):
-            return verdicts
+            return verdicts, rejected
         for plugin in plugins:
             judged = self.framework.filter_verdicts(plugin, self.state, pod, positions)
-            for slot in np.flatnonzero(judged.choice >= 0):
+            for slot in np.flatnonzero(judged.choice >= 0).tolist():
                 if verdicts[slot] is None:
                     verdicts[slot] = filter_failure_status(plugin.name, judged.palette[judged.choice[slot]])
-        return verdicts
+                    rejected.append(slot)
+        return verdicts, rejected
 
     def table_positions(self, nodes: list[NodeInfo]) -> np.ndarray:
-        """The nodes' positions in the snapshot's table."""
-        index = self.framework.snapshot.table.index
+        """The nodes' positions in the snapshot's table (carried by a PositionedNodeList from it)."""
+        table = self.framework.snapshot.table
+        if isinstance(nodes, PositionedNodeList) and nodes.table_infos is table.node_infos:
+            return nodes.positions
+        index = table.index
         return np.array([index[info.node.name] for info in nodes], dtype=np.int64)
 
     def fit_status(self, allocatable: ResourceList, requested: ResourceList, pod_count: int) -> MaybeStatus:
@@ -92,17 +100,34 @@ class NodeVerdictMemo:
     changed: the node's pods (its NodeInfo's generation), the preemptor's priority and checked
     requests, the nominated pods counted there, the node-only plugins' answers and the
     PodDisruptionBudgets (the ``Budgets`` object: victims.KeptBudgets gives the same one while they
-    are as they were). Each is kept under its stamp: the NodeInfo (by identity) and those inputs."""
+    are as they were). Each is kept under its stamp: the NodeInfo (by identity) and those inputs.
+    The verdicts of nodes without nominated pods that every node-only plugin passes are also kept
+    by table position for each of the last few preemptors (kept_verdicts.ByPosition), so an
+    attempt looks at the positions whose pods changed since, not at thousands of stamps."""
 
     def __init__(self) -> None:
         self._by_node: dict[str, tuple[tuple[Any, ...], _Kept]] = {}
+        self._by_position: list[tuple[tuple[Any, ...], ByPosition]] = []  # by preemptor, the latest first
 
     def get_all(self, names: list[str], stamps: Iterable[tuple[Any, ...]]) -> list[Optional[_Kept]]:
         """The verdict kept for each node under its stamp (None: none)."""
         return kept_under(self._by_node, names, stamps)
 
+    def get(self, name: str, stamp: tuple[Any, ...]) -> Optional[_Kept]:
+        entry = self._by_node.get(name)
+        return entry[1] if entry is not None and entry[0] == stamp else None
+
     def put(self, name: str, stamp: tuple[Any, ...], kept: _Kept) -> None:
         self._by_node[name] = (stamp, kept)
+
+    def by_position(self, preemptor: tuple[Any, ...], table: NodeTable[NodeInfo]) -> ByPosition:
+        """The verdicts kept by position for this preemptor, made current for ``table``."""
+        found = next((index for index, (known, _) in enumerate(self._by_position) if known == preemptor), None)
+        at = ByPosition() if found is None else self._by_position.pop(found)[1]
+        self._by_position.insert(0, (preemptor, at))
+        del self._by_position[RECENT_INPUTS:]
+        at.sync(table)
+        return at
 
 
 def numeric_dry_run(
@@ -116,39 +141,67 @@ def numeric_dry_run(
 ) -> DryRun:
     """dry_run_preemption's answer, every potential node judged on its numbers."""
     rules = _Rules(framework, state, checked)
-    positions = rules.table_positions(nodes) if rules.before or rules.after else np.zeros(0, dtype=np.int64)
-    before = rules.constant_verdicts(rules.before, pod, positions) if rules.before else [None] * len(nodes)
-    after = rules.constant_verdicts(rules.after, pod, positions) if rules.after else [None] * len(nodes)
+    table = framework.snapshot.table
+    positioned = isinstance(nodes, PositionedNodeList) and nodes.table_infos is table.node_infos
+    positions = rules.table_positions(nodes) if positioned or rules.before or rules.after else np.zeros(0, np.int64)
+    before, rejected_before = rules.constant_verdicts(rules.before, pod, positions)
+    after, rejected_after = rules.constant_verdicts(rules.after, pod, positions)
+    if not rules.before:
+        before = [None] * len(nodes)
+    if not rules.after:
+        after = [None] * len(nodes)
     budgets = budgets_of(pdbs)  # looked up once for every node's victims
     # one object: the per-node keys share it
     preemptor = (pod.priority, tuple(checked), budgets)
     nominated_nodes = framework.nominator.nodes_with_nominated_pods()
-    node_names = [info.node.name for info in nodes]
+    node_names: list[str] = table.names_array[positions].tolist() if positioned else [info.node.name for info in nodes]
     nominated: list[list[Pod]] = [[]] * len(node_names)
     nominated_keys: list[tuple[str, ...]] = [()] * len(node_names)
-    for index in compress(range(len(node_names)), map(nominated_nodes.__contains__, node_names)):
+    with_nominated = list(compress(range(len(node_names)), map(nominated_nodes.__contains__, node_names)))
+    for index in with_nominated:
         nominated[index] = framework.nominated_pods_to_add(pod, node_names[index])
         nominated_keys[index] = tuple(other.key for other in nominated[index])
-    stamps = list(zip(nodes, map(_GENERATION, nodes), repeat(preemptor), nominated_keys, before, after))
-    known = memo.get_all(node_names, stamps) if memo is not None else [None] * len(node_names)
-    result = DryRun()
-    candidates, node_statuses = result.candidates, result.node_statuses
-    for index, kept in enumerate(known):
-        name = node_names[index]
+    # Nodes whose stamp says more than their position: a node-only plugin rejects them, or pods
+    # nominated there may be added.
+    stamped = {*rejected_before, *rejected_after, *with_nominated}
+    at = memo.by_position(preemptor, table) if memo is not None and positioned else None
+    if at is not None:
+        known: list[Optional[_Kept]] = at.verdicts[positions].tolist()
+        check = ~at.known[positions]
+        check[list(stamped)] = True
+        unknown: list[int] = np.flatnonzero(check).tolist()
+    else:
+        stamps = zip(nodes, map(_GENERATION, nodes), repeat(preemptor), nominated_keys, before, after)
+        known = memo.get_all(node_names, stamps) if memo is not None else [None] * len(node_names)
+        unknown = [index for index, kept in enumerate(known) if kept is None]
+    for index in unknown:
+        name, node_info = node_names[index], nodes[index]
+        stamp = (node_info, node_info.generation, preemptor, nominated_keys[index], before[index], after[index])
+        kept = memo.get(name, stamp) if at is not None and memo is not None else None
         if kept is None:
-            node_info = nodes[index]
             victims, status = _verdict(rules, pod, node_info, nominated[index], before[index], after[index], budgets)
             kept = (Candidate(name, victims) if victims is not None else None, status)
             if memo is not None:
-                memo.put(name, stamps[index], kept)
-        candidate, status = kept
-        if candidate is not None:
-            candidates.append(candidate)
-        elif status is not None:
-            node_statuses[name] = status
+                memo.put(name, stamp, kept)
+        if at is not None and index not in stamped:
+            at.keep(int(positions[index]), kept)
+        known[index] = kept
+    return _dry_run_of(node_names, cast(list[_Kept], known))  # every node's verdict is there now
+
+
+def _dry_run_of(node_names: list[str], verdicts: list[_Kept]) -> DryRun:
+    """The DryRun of every node's verdict (each one there): its candidates in node order, and the
+    status of each node that is none."""
+    result = DryRun()
+    candidates = list(map(_CANDIDATE, verdicts))
+    statuses = list(map(_STATUS, verdicts))
+    result.candidates.extend(filter(None, candidates))
+    why_not = map(and_, map(is_, candidates, repeat(None)), map(is_not, statuses, repeat(None)))
+    result.node_statuses.update(compress(zip(node_names, statuses), why_not))
     return result.ordered()
 
 
+_CANDIDATE, _STATUS = itemgetter(0), itemgetter(1)
 _GENERATION = attrgetter("generation")
 
 

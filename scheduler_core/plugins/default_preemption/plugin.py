@@ -86,7 +86,7 @@ class DefaultPreemption:
         def nominated(node: str) -> tuple[Pod, ...]:
             return tuple(framework.nominated_pods_to_add(pod, node))
 
-        kept = self._node_verdicts.bound(inputs, nominated, nominated_nodes)
+        kept = self._node_verdicts.bound(inputs, nominated, nominated_nodes, framework.snapshot.table)
         return dry_run_preemption(framework, state, pod, potential, pdbs, kept)
 
     def eligible_to_preempt_others(self, pod: Pod, statuses: NodeToStatus) -> tuple[bool, str]:

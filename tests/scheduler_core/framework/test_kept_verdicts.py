@@ -10,12 +10,14 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from scheduler_core import load_scenario, simulate, trace_summary
 from scheduler_core.encoding.timeline import timeline_summary
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.node_table import PositionedNodeList
 from scheduler_core.framework.preemption.candidates import dry_run_preemption, potential_nodes
 from scheduler_core.framework.profile import Profile
 from scheduler_core.framework.runtime import Framework
@@ -189,6 +191,70 @@ def test_nominated_pods_are_asked_only_of_the_nodes_said_to_have_some():
         bound.put(node_info, (None, None))
     assert bound.get_all(potential) == [(None, None)] * len(potential)
     assert set(asked) == {"n2"}
+
+
+def _by_position(memo_, framework, nominated=lambda node: (), nominated_nodes=frozenset()):
+    inputs = ("inputs",)  # any: the kept verdicts are keyed by them as they are
+    return memo_.bound(inputs, nominated, nominated_nodes, framework.snapshot.table)
+
+
+def _positioned(framework):
+    """Every node of the snapshot's table, with its position (as potential_nodes picks them)."""
+    table = framework.snapshot.table
+    return PositionedNodeList(table.node_infos, np.arange(table.size), table.node_infos)
+
+
+class _CountingAll(_Counting):
+    """A _Counting that does not ask node by node (which would read the stamps)."""
+
+    def get_all(self, node_infos):
+        verdicts = self.kept.get_all(node_infos)
+        self.found += sum(verdict is not None for verdict in verdicts)
+        self.missed += sum(verdict is None for verdict in verdicts)
+        return verdicts
+
+
+def test_verdicts_by_position_are_read_back_until_the_nodes_pods_change():
+    plugin, framework, state, pod, _ = _cycle(_running())
+    potential = _positioned(framework)
+    reference = _picture(dry_run_preemption(framework, state, pod, potential))
+    memo_ = VerdictMemo()
+    first = _CountingAll(_by_position(memo_, framework))
+    assert _picture(dry_run_preemption(framework, state, pod, potential, kept=first)) == reference
+    # The stamps forgotten: what is read back now comes from the positions alone.
+    memo_._recent[0][1].by_node.clear()
+    second = _CountingAll(_by_position(memo_, framework))
+    assert _picture(dry_run_preemption(framework, state, pod, potential, kept=second)) == reference
+    assert (first.missed, second.found, second.missed) == (3, 3, 0)
+    # A pod leaves n3 through the snapshot (the table logs the position): n3 alone is judged again.
+    n3 = framework.snapshot.get("n3")
+    framework.snapshot.remove_pod(next(info.pod for info in n3.pods if info.pod.name == "low-3b"))
+    third = _by_position(memo_, framework)
+    assert [verdict is None for verdict in third.get_all(potential)] == [False, False, True]
+
+
+def test_a_node_with_nominated_pods_is_read_by_its_stamp_and_a_new_table_by_every_stamp():
+    plugin, framework, state, pod, _ = _cycle(_running())
+    potential = _positioned(framework)
+    nominee = make_pod("nominee", priority=20, requests={CPU: 100})
+    added = {"n2": (nominee,)}
+    memo_ = VerdictMemo()
+    first = _by_position(memo_, framework, lambda node: added.get(node, ()), {"n2"})
+    assert first.get_all(potential) == [None, None, None]
+    for node_info in potential:
+        first.put(node_info, ("verdict of", node_info.name, added.get(node_info.name, ())))
+    kept_ = memo_._recent[0][1]
+    assert kept_.by_position.known.tolist() == [True, False, True], "n2's verdict had a pod added"
+    # The nominee goes: n2's stamp no longer matches (nothing added now); n1 and n3 by position.
+    added.clear()
+    second = _by_position(memo_, framework, lambda node: (), {"n2"})
+    assert second.get_all(potential) == [("verdict of", "n1", ()), None, ("verdict of", "n3", ())]
+    # Another table (a node changed): each node's stamp decides, and the positions are kept again.
+    framework.snapshot.update_node(framework.snapshot.get("n3").node)
+    third = _by_position(memo_, framework)
+    assert third.get_all(_positioned(framework)) == [("verdict of", "n1", ()), None, None]
+    assert kept_.by_position.table is framework.snapshot.table
+    assert kept_.by_position.known.tolist() == [True, False, False], "n3's generation moved with its node"
 
 
 def test_kept_under_answers_what_was_kept_under_an_equal_stamp_only():

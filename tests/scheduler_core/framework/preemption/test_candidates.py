@@ -135,7 +135,10 @@ def test_potential_nodes_are_those_whose_status_is_unschedulable_in_node_order(s
     order = np.flatnonzero(status_of >= 0)
     by_position = StatusesByPosition(nodes, names, np.array(names, dtype=object), evaluated, status_of, distinct, order)
     positioned = NodeToStatus(None, absent, by_position)
-    assert [i.name for i in potential_nodes(nodes, positioned)] == expected
+    picked = potential_nodes(nodes, positioned)
+    assert [i.name for i in picked] == expected
+    # ... and say where they stand in that list (what preemption's kept verdicts are keyed by)
+    assert [nodes[p].name for p in picked.positions.tolist()] == expected and picked.table_infos is nodes
     assert positioned._statuses is None  # no name asked
     assert positioned.statuses == explicit and [positioned.get(name) for name in names] == [
         statuses.get(name) for name in names

@@ -3,10 +3,12 @@ that it answers as DryRunPreemption node by node (the runs to the end are compar
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeToStatus
+from scheduler_core.framework.node_table import PositionedNodeList
 from scheduler_core.framework.preemption.candidates import dry_run_preemption, potential_nodes
 from scheduler_core.framework.profile import Profile
 from scheduler_core.framework.runtime import Framework
@@ -15,6 +17,7 @@ from scheduler_core.framework.preemption.victims import Budgets
 from scheduler_core.model import CPU, Affinity, LabelSelector, PodAffinity, PodAffinityTerm, Taint
 from scheduler_core.plugins import inter_pod_affinity, node_unschedulable, taint_toleration
 from scheduler_core.plugins.default_preemption import new
+from scheduler_core.plugins.default_preemption import batch
 from scheduler_core.plugins.default_preemption.batch import NodeVerdictMemo, numeric_dry_run, numeric_dry_run_applies
 from scheduler_core.plugins.node_resources import new_fit
 from tests.scheduler_core.builders import FakeHandle, make_node, make_pod, make_snapshot
@@ -97,3 +100,36 @@ def test_it_does_not_apply(extra, vectorized):
     )
     framework, state, _, _ = _cycle((inter_pod_affinity.new,) if extra else (), vectorized, anti)
     assert numeric_dry_run_applies(framework, state) is None
+
+
+def test_verdicts_kept_by_position_are_read_back_until_the_nodes_pods_change(monkeypatch):
+    framework, state, pod, _ = _cycle()
+    table = framework.snapshot.table
+    # Every node, with its position, as potential_nodes picks them from the table (n2 is tainted:
+    # a node-only plugin rejects it, so its verdict is read by its stamp only).
+    potential = PositionedNodeList(table.node_infos, np.arange(table.size), table.node_infos)
+    checked = numeric_dry_run_applies(framework, state)
+    memo, budgets = NodeVerdictMemo(), Budgets(())
+    judged: list[str] = []
+    real_verdict = batch._verdict
+    monkeypatch.setattr(
+        batch,
+        "_verdict",
+        lambda rules, pod, node, *rest: judged.append(node.name) or real_verdict(rules, pod, node, *rest),
+    )
+    reference = _picture(numeric_dry_run(framework, state, pod, potential, checked, budgets, memo=memo))
+    assert reference == _picture(dry_run_preemption(framework, state, pod, potential))
+    assert judged == ["n1", "n2", "n3", "n4"]
+    memo._by_node.clear()  # the stamps forgotten: n2 is judged again, the others read by position
+    judged.clear()
+    assert _picture(numeric_dry_run(framework, state, pod, potential, checked, budgets, memo=memo)) == reference
+    assert judged == ["n2"]
+    n3 = framework.snapshot.get("n3")
+    framework.snapshot.remove_pod(n3.pods[0].pod)  # the table logs n3's position
+    judged.clear()
+    again = numeric_dry_run(framework, state, pod, potential, checked, budgets, memo=memo)
+    assert judged == ["n3"], "n2 by its stamp (kept again), the others by position"
+    assert _picture(again) == _picture(dry_run_preemption(framework, state, pod, potential))
+    judged.clear()
+    numeric_dry_run(framework, state, pod, potential, checked, Budgets(()), memo=memo)
+    assert judged == ["n1", "n2", "n3", "n4"], "other budgets: another preemptor"
