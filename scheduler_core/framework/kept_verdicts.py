@@ -226,7 +226,7 @@ class BoundVerdicts(Generic[V]):
         holds (asked only of the nodes that have some)."""
         names = list(map(_NAME, node_infos))
         nominated: list[tuple[Pod, ...]] = [()] * len(names)
-        for index in compress(range(len(names)), map(nominated_nodes.__contains__, names)):
+        for index in indexes_in(names, nominated_nodes):
             nominated[index] = self._nominated(names[index])
         # The NodeInfo (which has identity only), its Node (another object equal to it is the same
         # node to Filter), its generation, the nominated pods.
@@ -279,6 +279,12 @@ def kept_under(
     value. The dry runs ask it of thousands of nodes an attempt."""
     entries = list(map(by_node.get, names, repeat(_NOT_KEPT)))
     return [entry[1] if same else None for same, entry in zip(map(eq, map(_STAMP, entries), stamps), entries)]
+
+
+def indexes_in(names: Sequence[str], members: Collection[str]) -> list[int]:
+    """The indexes of the names that are ``members`` (the few nodes with nominated pods among
+    thousands), found at C speed."""
+    return list(compress(range(len(names)), map(members.__contains__, names)))
 
 
 _STAMP = itemgetter(0)

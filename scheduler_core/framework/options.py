@@ -31,7 +31,7 @@ class NominatedPods(Protocol):
 
     def nominated_pods_for_node(self, node: str) -> list[Pod]: ...
 
-    def nodes_with_nominated_pods(self) -> set[str]: ...
+    def nodes_with_nominated_pods(self) -> frozenset[str]: ...
 
     def node_of(self, pod: Pod) -> Optional[str]: ...
 
@@ -49,8 +49,8 @@ class NoNominations:
     def node_of(self, pod: Pod) -> Optional[str]:
         return None
 
-    def nodes_with_nominated_pods(self) -> set[str]:
-        return set()
+    def nodes_with_nominated_pods(self) -> frozenset[str]:
+        return frozenset()
 
     def delete(self, pod: Pod) -> None:
         return None

@@ -35,6 +35,8 @@ class Nominator:
         self.nominated_pod_to_node: dict[str, str] = {}  # pod key -> node
         self._is_assigned = is_assigned  # the pod lister: a bound pod is never nominated
         self.version = 0  # bumped by every change of the nominations (what is read from them may be kept)
+        self._nodes: frozenset[str] = frozenset()  # nodes_with_nominated_pods, made at version _nodes_at
+        self._nodes_at = 0
 
     def add_nominated_pod(self, pod: Pod, nominating: Optional[NominatingInfo]) -> None:
         """addNominatedPodUnlocked. A nil NominatingInfo is Noop: the pod's own status decides."""
@@ -81,9 +83,13 @@ class Nominator:
         pods = self.nominated_pods.get(node)
         return list(pods.values()) if pods else []
 
-    def nodes_with_nominated_pods(self) -> set[str]:
-        """The nodes some pending pod is nominated to: the only ones the first filter pass changes."""
-        return {node for node, pods in self.nominated_pods.items() if pods}
+    def nodes_with_nominated_pods(self) -> frozenset[str]:
+        """The nodes some pending pod is nominated to: the only ones the first filter pass changes.
+        Every attempt asks it (preemption's dry runs too): made again only after a change."""
+        if self._nodes_at != self.version:
+            self._nodes = frozenset(node for node, pods in self.nominated_pods.items() if pods)
+            self._nodes_at = self.version
+        return self._nodes
 
     def node_of(self, pod: Pod) -> Optional[str]:
         return self.nominated_pod_to_node.get(pod.key)

@@ -19,6 +19,7 @@ from msgspec.structs import force_setattr
 
 from scheduler_core.util.wire import Wire
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.diagnosis import status_groups
 from scheduler_core.framework.interfaces import NodeToStatus, PluginsRunner, StatusesByPosition
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.node_table import PositionedNodeList
@@ -48,14 +49,20 @@ class DryRun:
 
     candidates: list[Candidate] = field(default_factory=list)
     node_statuses: dict[str, Status] = field(default_factory=dict)
+    _groups: Optional[list[tuple[Status, int]]] = field(default=None, repr=False, compare=False)
+
+    def status_groups(self) -> list[tuple[Status, int]]:
+        """The node statuses grouped by object (diagnosis.status_groups), made once: the errors'
+        test and the FailedScheduling histogram both read them (thousands of nodes, a few objects)."""
+        if self._groups is None:
+            self._groups = status_groups(self.node_statuses.values())
+        return self._groups
 
     @property
     def errors(self) -> list[Status]:
-        listed = list(self.node_statuses.values())
-        # Thousands of nodes share a few status objects: each is asked once (the walk at C speed).
-        if not any(status.code == Code.ERROR for status in dict(zip(map(id, listed), listed)).values()):
+        if not any(status.code == Code.ERROR for status, _ in self.status_groups()):
             return []
-        return [s for s in listed if s.code == Code.ERROR]
+        return [s for s in self.node_statuses.values() if s.code == Code.ERROR]
 
     def ordered(self) -> "DryRun":
         """Candidates without PDB violations come first, as the real evaluator lists them (without

@@ -19,7 +19,7 @@ from operator import attrgetter
 from typing import Callable, Optional, Protocol
 
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.diagnosis import nodes_available_message, reason_histogram
+from scheduler_core.framework.diagnosis import grouped_histogram, nodes_available_message
 from scheduler_core.framework.interfaces import Handle, NodeToStatus, PostFilterResult
 from scheduler_core.framework.node_info import NodeInfo
 from scheduler_core.framework.preemption.candidates import (
@@ -134,7 +134,7 @@ _KEY_LIST = attrgetter("victims.key_list")
 def _not_helpful(num_all_nodes: int, dry_run: DryRun, summary: str) -> tuple[PostFilterResult, Status]:
     """No candidate: the dry run's FitError (its per-node statuses, every other node "not helpful")
     and a result that clears the pod's nomination (NewPostFilterResultWithNominatedNode(""))."""
-    counts = reason_histogram(num_all_nodes, dry_run.node_statuses, [REASON_NOT_HELPFUL])
+    counts = grouped_histogram(num_all_nodes, dry_run.status_groups(), len(dry_run.node_statuses), [REASON_NOT_HELPFUL])
     message = MESSAGE_PREFIX + nodes_available_message(num_all_nodes, ", ".join(counts))
     return PostFilterResult(nominated_node_name="", summary=summary), Status.unschedulable(message)
 

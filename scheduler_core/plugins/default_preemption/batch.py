@@ -22,7 +22,7 @@ import numpy as np
 
 from scheduler_core.model import names
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.kept_verdicts import RECENT_INPUTS, ByPosition, kept_under
+from scheduler_core.framework.kept_verdicts import RECENT_INPUTS, ByPosition, indexes_in, kept_under
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.node_table import NodeTable, PositionedNodeList
 from scheduler_core.framework.preemption.candidates import NO_VICTIMS, Candidate, DryRun, expected_a_victim
@@ -157,7 +157,7 @@ def numeric_dry_run(
     node_names: list[str] = table.names_array[positions].tolist() if positioned else [info.node.name for info in nodes]
     nominated: list[list[Pod]] = [[]] * len(node_names)
     nominated_keys: list[tuple[str, ...]] = [()] * len(node_names)
-    with_nominated = list(compress(range(len(node_names)), map(nominated_nodes.__contains__, node_names)))
+    with_nominated = indexes_in(node_names, nominated_nodes)
     for index in with_nominated:
         nominated[index] = framework.nominated_pods_to_add(pod, node_names[index])
         nominated_keys[index] = tuple(other.key for other in nominated[index])

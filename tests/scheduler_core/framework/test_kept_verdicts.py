@@ -354,3 +354,8 @@ def test_runs_of_copied_workloads_answer_as_without_the_kept_verdicts(copies, mo
     monkeypatch.setattr(schedule_one, "filter_inputs", lambda *args: None)
     assert _answers(copies) == with_memo
     assert _answers(copies, vectorized=False) == with_memo
+
+
+def test_indexes_in_names_the_members_positions_in_order():
+    assert kept_verdicts.indexes_in(["n1", "n2", "n3", "n2"], {"n2", "n9"}) == [1, 3]
+    assert kept_verdicts.indexes_in([], {"n1"}) == [] and kept_verdicts.indexes_in(["n1"], frozenset()) == []

@@ -28,8 +28,10 @@ def test_noop_or_none_keeps_the_nomination_the_pod_carries():
 def test_a_new_nomination_moves_the_pod_and_delete_removes_it():
     nominator, pod = _nominator(), make_pod("p")
     nominator.add_nominated_pod(pod, NominatingInfo("n1"))
+    assert nominator.nodes_with_nominated_pods() == {"n1"}
     nominator.add_nominated_pod(pod, NominatingInfo("n2"))
     assert (nominator.nominated_pods_for_node("n1"), nominator.node_of(pod)) == ([], "n2")
+    assert nominator.nodes_with_nominated_pods() == {"n2"}, "made again after a change"
     nominator.delete(pod)
     assert nominator.nodes_with_nominated_pods() == set() and nominator.node_of(pod) is None
 

@@ -12,6 +12,7 @@ import pytest
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import NodeToStatus, StatusesByPosition
 from scheduler_core.framework.preemption.candidates import (
+    DryRun,
     Candidate,
     _walk,
     best_candidates,
@@ -144,3 +145,17 @@ def test_potential_nodes_are_those_whose_status_is_unschedulable_in_node_order(s
         statuses.get(name) for name in names
     ]
     assert [i.name for i in potential_nodes(list(nodes), positioned)] == expected  # another list: by name
+
+
+def test_a_dry_runs_statuses_are_grouped_once_for_the_errors_and_the_histogram():
+    shared, error = Status.unschedulable("Insufficient cpu"), Status.error("boom")
+    dry_run = DryRun(node_statuses={"n1": shared, "n2": shared, "n3": Status.unschedulable("Insufficient cpu")})
+    groups = dry_run.status_groups()
+    # equal statuses that are other objects are other groups (grouped by identity, in C)
+    assert [(status.reasons, count) for status, count in groups] == [
+        (("Insufficient cpu",), 2),
+        (("Insufficient cpu",), 1),
+    ]
+    assert dry_run.status_groups() is groups and dry_run.errors == []
+    failing = DryRun(node_statuses={"n1": shared, "n2": error, "n3": error})
+    assert failing.errors == [error, error]
