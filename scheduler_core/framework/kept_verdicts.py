@@ -33,7 +33,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import FilterPlugin
 from scheduler_core.framework.listers import SharedLister
 from scheduler_core.framework.node_info import NodeInfo
-from scheduler_core.framework.node_table import NodeTable, PositionedNodeList
+from scheduler_core.framework.node_table import NodeTable, carried_positions
 from scheduler_core.framework.profile import Profile
 from scheduler_core.model import Container, Pod, names
 
@@ -193,7 +193,7 @@ class BoundVerdicts(Generic[V]):
         self._by_node = kept.by_node
         self._nominated = nominated
         self._nominated_nodes = nominated_nodes  # the only nodes with pods to add (None: any may have)
-        self._table = table  # the snapshot's, whose positions a PositionedNodeList names
+        self._table = table  # the snapshot's, whose positions the node lists may carry (carried_positions)
 
     def _stamp(self, node_info: NodeInfo) -> _Stamp:
         name = node_info.name
@@ -211,12 +211,9 @@ class BoundVerdicts(Generic[V]):
         nominated_nodes, table = self._nominated_nodes, self._table
         if nominated_nodes is None:
             return [self.get(node_info) for node_info in node_infos]
-        if (
-            isinstance(node_infos, PositionedNodeList)
-            and table is not None
-            and node_infos.table_infos is table.node_infos
-        ):
-            return self._get_by_position(node_infos.positions, table, nominated_nodes)
+        positions = carried_positions(node_infos, table) if table is not None else None
+        if positions is not None and table is not None:
+            return self._get_by_position(positions, table, nominated_nodes)
         return self._stamped(node_infos, nominated_nodes)[0]
 
     def _stamped(

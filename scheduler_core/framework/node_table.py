@@ -135,6 +135,14 @@ class PositionedNodeList(list[InfoT]):
         self.table_infos = table_infos
 
 
+def carried_positions(nodes: Sequence[InfoT], table: "NodeTable[InfoT]") -> Optional[np.ndarray]:
+    """The positions in ``table`` that ``nodes`` were picked from, when they carry them (a
+    PositionedNodeList of that table's own NodeInfo list); None otherwise."""
+    if isinstance(nodes, PositionedNodeList) and nodes.table_infos is table.node_infos:
+        return nodes.positions
+    return None
+
+
 class PositionedInfos(Sequence[InfoT]):
     """NodeInfos at positions of a table, with the table's own NodeInfo list: a reader that indexes
     the table's columns (PodTopologySpread's PreScore over the feasible nodes) takes the positions

@@ -124,10 +124,13 @@ class Framework:
         self._nominated_infos = PodInfoCache(_NOMINATED_INFOS_KEPT)
         # nominated_pods_to_add's answers per node, for what they were asked with
         self._to_add_asked: Optional[tuple[int, int, Optional[str]]] = None
-        self._to_add: dict[str, list[Pod]] = {}
+        self._to_add: dict[str, tuple[Pod, ...]] = {}
+        # The pod and nominations version _to_add_asked was last worked out for (an attempt asks
+        # for dozens of nodes in a row: the key is not made again for each).
+        self._to_add_for: tuple[Optional[Pod], int] = (None, -1)
         # nominated_additions' answer, for what it was asked with
         self._additions_asked: Optional[tuple[object, ...]] = None
-        self._additions: list[tuple[str, list[Pod]]] = []
+        self._additions: list[tuple[str, tuple[Pod, ...]]] = []
         self._addition_positions: np.ndarray = np.zeros(0, dtype=np.int64)  # their nodes' positions
         self._nominated_nodes_asked: Optional[tuple[int, object]] = None
         self._nominated_nodes: set[str] = set()
@@ -270,21 +273,25 @@ class Framework:
                 return Status.error(status.message), state, node_info
         return True, state_out, info_out
 
-    def nominated_pods_to_add(self, pod: Pod, node: str) -> list[Pod]:
+    def nominated_pods_to_add(self, pod: Pod, node: str) -> tuple[Pod, ...]:
         """addGENominatedPods' choice: the node's nominated pods of equal or higher priority, not
         the pod itself. Every attempt asks it of every node with nominated pods: the answers are
         kept while the nominations are the same (a nominator that counts its changes) for pods of
-        the same priority (and the pod itself when it is one of the nominated)."""
-        priority, key = pod.priority, pod.key
-        asked = self._nominations_as_seen_by(pod)
-        if asked != self._to_add_asked:
-            self._to_add_asked, self._to_add = asked, {}
+        the same priority (and the pod itself when it is one of the nominated); a kept tuple, not
+        a copy (the dry runs' stamps hold it and compare it by identity first)."""
+        version = self.nominator.version
+        if self._to_add_for[0] is not pod or self._to_add_for[1] != version:
+            asked = self._nominations_as_seen_by(pod)
+            if asked != self._to_add_asked:
+                self._to_add_asked, self._to_add = asked, {}
+            self._to_add_for = (pod, version)
         found = self._to_add.get(node)
         if found is None:
-            found = self._to_add[node] = [
+            priority, key = pod.priority, pod.key
+            found = self._to_add[node] = tuple(
                 p for p in self.nominator.nominated_pods_for_node(node) if p.priority >= priority and p.key != key
-            ]
-        return list(found)
+            )
+        return found
 
     def nominated_nodes_in(self, index: dict[str, int]) -> set[str]:
         """The nodes of ``index`` (a node table's) some pending pod is nominated to. The nominator
@@ -297,7 +304,7 @@ class Framework:
             self._nominated_nodes_asked, self._nominated_nodes = asked, nodes
         return self._nominated_nodes
 
-    def nominated_additions(self, pod: Pod, index: dict[str, int]) -> list[tuple[str, list[Pod]]]:
+    def nominated_additions(self, pod: Pod, index: dict[str, int]) -> list[tuple[str, tuple[Pod, ...]]]:
         """Each node of ``index`` (a node table's) where nominated_pods_to_add has pods for ``pod``,
         with them. Every attempt asks it while pods wait nominated: the answer is kept while the
         nominations, the table, the pod's priority (and the pod itself when it is one of the

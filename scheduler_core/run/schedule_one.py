@@ -415,9 +415,7 @@ class Cycle:
         inputs = filter_inputs(self.fw, self.state, self.pod) if self.fw.vectorized else None
         if inputs is None:
             return None
-        return self.fw.nominated_verdicts.bound(
-            inputs, lambda node: tuple(self.fw.nominated_pods_to_add(self.pod, node))
-        )
+        return self.fw.nominated_verdicts.bound(inputs, lambda node: self.fw.nominated_pods_to_add(self.pod, node))
 
     def _nominated_pass_on_numbers(
         self,

@@ -24,7 +24,7 @@ from scheduler_core.model import names
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.kept_verdicts import RECENT_INPUTS, ByPosition, indexes_in, kept_under
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
-from scheduler_core.framework.node_table import NodeTable, PositionedNodeList
+from scheduler_core.framework.node_table import NodeTable, carried_positions
 from scheduler_core.framework.preemption.candidates import NO_VICTIMS, Candidate, DryRun, expected_a_victim
 from scheduler_core.framework.preemption.victims import (
     Budgets,
@@ -73,10 +73,11 @@ class _Rules:
         return verdicts, rejected
 
     def table_positions(self, nodes: list[NodeInfo]) -> np.ndarray:
-        """The nodes' positions in the snapshot's table (carried by a PositionedNodeList from it)."""
+        """The nodes' positions in the snapshot's table (looked up when the list does not carry them)."""
         table = self.framework.snapshot.table
-        if isinstance(nodes, PositionedNodeList) and nodes.table_infos is table.node_infos:
-            return nodes.positions
+        carried = carried_positions(nodes, table)
+        if carried is not None:
+            return carried
         index = table.index
         return np.array([index[info.node.name] for info in nodes], dtype=np.int64)
 
@@ -142,7 +143,7 @@ def numeric_dry_run(
     """dry_run_preemption's answer, every potential node judged on its numbers."""
     rules = _Rules(framework, state, checked)
     table = framework.snapshot.table
-    positioned = isinstance(nodes, PositionedNodeList) and nodes.table_infos is table.node_infos
+    positioned = carried_positions(nodes, table) is not None
     positions = rules.table_positions(nodes) if positioned or rules.before or rules.after else np.zeros(0, np.int64)
     before, rejected_before = rules.constant_verdicts(rules.before, pod, positions)
     after, rejected_after = rules.constant_verdicts(rules.after, pod, positions)
@@ -155,7 +156,7 @@ def numeric_dry_run(
     preemptor = (pod.priority, tuple(checked), budgets)
     nominated_nodes = framework.nominator.nodes_with_nominated_pods()
     node_names: list[str] = table.names_array[positions].tolist() if positioned else [info.node.name for info in nodes]
-    nominated: list[list[Pod]] = [[]] * len(node_names)
+    nominated: list[tuple[Pod, ...]] = [()] * len(node_names)
     nominated_keys: list[tuple[str, ...]] = [()] * len(node_names)
     with_nominated = indexes_in(node_names, nominated_nodes)
     for index in with_nominated:
@@ -209,7 +210,7 @@ def _verdict(
     rules: _Rules,
     pod: Pod,
     node_info: NodeInfo,
-    nominated: list[Pod],
+    nominated: Sequence[Pod],
     before: MaybeStatus,
     after: MaybeStatus,
     pdbs: Budgets,
@@ -281,7 +282,7 @@ def _victims_on_node(
     rules: _Rules,
     pod: Pod,
     node_info: NodeInfo,
-    nominated: list[Pod],
+    nominated: Sequence[Pod],
     before: MaybeStatus,
     after: MaybeStatus,
     pdbs: Budgets,

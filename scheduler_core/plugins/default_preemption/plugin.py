@@ -84,7 +84,7 @@ class DefaultPreemption:
         nominated_nodes = framework.nominator.nodes_with_nominated_pods()
 
         def nominated(node: str) -> tuple[Pod, ...]:
-            return tuple(framework.nominated_pods_to_add(pod, node))
+            return framework.nominated_pods_to_add(pod, node)
 
         kept = self._node_verdicts.bound(inputs, nominated, nominated_nodes, framework.snapshot.table)
         return dry_run_preemption(framework, state, pod, potential, pdbs, kept)

@@ -6,7 +6,15 @@ from __future__ import annotations
 import numpy as np
 
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
-from scheduler_core.framework.node_table import MISSING, MIN_RUN, NodeTable, PositionedInfos, gathered_names
+from scheduler_core.framework.node_table import (
+    MISSING,
+    MIN_RUN,
+    NodeTable,
+    PositionedInfos,
+    PositionedNodeList,
+    carried_positions,
+    gathered_names,
+)
 from scheduler_core.model import CPU, MEMORY, LABEL_ZONE
 from tests.scheduler_core.builders import make_node, make_pod, make_snapshot
 
@@ -168,3 +176,13 @@ def test_a_table_given_no_listing_order_walks_its_nodes_in_document_order():
     nodes = [NodeInfo(make_node(n, {LABEL_ZONE: z})) for n, z in (("a1", "a"), ("a2", "a"), ("b1", "b"))]
     assert NodeTable(nodes).tree_order.tolist() == [0, 1, 2]
     assert NodeTable(nodes, tree_order=np.asarray([0, 2, 1])).in_tree_order(np.asarray([1, 2])).tolist() == [2, 1]
+
+
+def test_a_node_list_picked_from_a_table_carries_its_positions_for_that_table_only():
+    table = make_snapshot([make_node(f"n{i}") for i in range(4)]).table
+    picked = PositionedNodeList([table.node_infos[1], table.node_infos[3]], np.array([1, 3]), table.node_infos)
+    assert list(picked) == [table.node_infos[1], table.node_infos[3]], "a plain list to every other reader"
+    assert carried_positions(picked, table).tolist() == [1, 3]
+    assert carried_positions(list(picked), table) is None
+    other = NodeTable(list(table.node_infos))  # another table (a node changed): another list
+    assert carried_positions(picked, other) is None

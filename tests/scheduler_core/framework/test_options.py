@@ -33,7 +33,7 @@ def test_a_framework_uses_the_nominator_clock_and_batching_it_was_built_with():
     now = {"ms": 250}
     options = FrameworkOptions(nominator=nominator, clock_ms=lambda: now["ms"], opportunistic_batching=True)
     framework = Framework(Profile.of({}, {}, 100), make_snapshot([make_node("n1")]), options=options)
-    assert framework.nominated_pods_to_add(make_pod("incoming", priority=10), "n1") == [nominated]
+    assert framework.nominated_pods_to_add(make_pod("incoming", priority=10), "n1") == (nominated,)
     assert framework.batch is not None and framework.clock_ms() == 250
     now["ms"] = 900
     assert framework.clock_ms() == 900
@@ -41,4 +41,4 @@ def test_a_framework_uses_the_nominator_clock_and_batching_it_was_built_with():
 
 def test_a_framework_built_without_options_has_no_batch_and_no_nominations():
     framework = Framework(Profile.of({}, {}, 100), make_snapshot([make_node("n1")]))
-    assert framework.batch is None and framework.nominated_pods_to_add(make_pod("incoming"), "n1") == []
+    assert framework.batch is None and framework.nominated_pods_to_add(make_pod("incoming"), "n1") == ()

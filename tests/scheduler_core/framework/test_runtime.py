@@ -136,10 +136,12 @@ def test_the_nominated_pods_to_add_follow_the_nominations_as_they_change():
         "default/low",
     ]
     assert [p.key for p in framework.nominated_pods_to_add(incoming, "n1")] == ["default/high"]
-    assert framework.nominated_pods_to_add(important, "n1") == []
-    assert framework.nominated_pods_to_add(high, "n1") == []  # not the pod itself
+    kept = framework.nominated_pods_to_add(incoming, "n1")
+    assert framework.nominated_pods_to_add(incoming, "n1") is kept, "kept, not copied"
+    assert framework.nominated_pods_to_add(important, "n1") == ()
+    assert framework.nominated_pods_to_add(high, "n1") == ()  # not the pod itself
     nominator.delete(high)
-    assert framework.nominated_pods_to_add(incoming, "n1") == []
+    assert framework.nominated_pods_to_add(incoming, "n1") == ()  # the same pod, asked after a change
 
 
 class _PreBind:
