@@ -40,6 +40,9 @@ from scheduler_core.framework.signers import RefusingSigner, Signature, SignPlug
 from scheduler_core.framework.status import Code, MaybeStatus, Status, is_failure, is_success
 from scheduler_core.model import Pod
 
+# One PreFilter extension's add_pod or remove_pod.
+ExtensionCall = Callable[[CycleState, Pod, PodInfo, NodeInfo], MaybeStatus]
+
 
 @dataclass(slots=True)
 class PluginPreFilter:
@@ -145,6 +148,12 @@ class Framework:
             for plugin in profile.pre_filter
             if (extensions := plugin.pre_filter_extensions()) is not None
         ]
+        # _extension_calls' answers for removing (False) and adding (True), each with the skipped
+        # plugins it was made for (None: not made yet).
+        self._extension_memo: dict[bool, tuple[Optional[set[str]], list[tuple[str, ExtensionCall]]]] = {
+            False: (None, []),
+            True: (None, []),
+        }
         # Each plugin's fast path and NormalizeScore, found once (capabilities.py).
         self._filter_batch = profile.capabilities.filter_batch
         self._filter_batch_when = profile.capabilities.filter_batch_when
@@ -218,12 +227,7 @@ class Framework:
     ) -> MaybeStatus:
         """Every PreFilter extension not skipped told of each of ``others`` (added or removed) in
         turn, stopping at the first failure: the one place its error is written."""
-        skipped = state.skip_filter_plugins
-        calls = [
-            (name, extensions.add_pod if adding else extensions.remove_pod)
-            for name, extensions in self._pre_filter_extensions
-            if name not in skipped
-        ]
+        calls = self._extension_calls(state.skip_filter_plugins, adding)
         for other in others:
             for name, call in calls:
                 status = call(state, pod, other, node_info)
@@ -231,6 +235,20 @@ class Framework:
                     method = "add_pod" if adding else "remove_pod"
                     return Status.error(f'running {method} on PreFilter plugin "{name}": {status.message}')
         return None
+
+    def _extension_calls(self, skipped: set[str], adding: bool) -> list[tuple[str, ExtensionCall]]:
+        """The extensions' add_pod (or remove_pod) calls of the plugins not skipped, in order: the
+        same list while the skipped plugins are the same (a preemption's dry run asks it for every
+        pod it takes off or puts back on thousands of nodes, each with its clone of one state)."""
+        kept_for, calls = self._extension_memo[adding]
+        if kept_for is None or kept_for != skipped:
+            calls = [
+                (name, extensions.add_pod if adding else extensions.remove_pod)
+                for name, extensions in self._pre_filter_extensions
+                if name not in skipped
+            ]
+            self._extension_memo[adding] = (set(skipped), calls)  # a copy: the state's set is its own
+        return calls
 
     # ------------------------------------------------------------------ Filter
 

@@ -202,7 +202,7 @@ class ScoreArrays:
 class _NameOrder:
     """The table's node names in sorted order, so per-node pictures come out already sorted."""
 
-    __slots__ = ("rank", "table_names", "names", "sorted_names")
+    __slots__ = ("rank", "table_names", "names", "sorted_names", "as_positions")
 
     def __init__(self, table: NodeTable[NodeInfo]) -> None:
         order = np.asarray(sorted(range(table.size), key=table.names.__getitem__), dtype=np.int64)
@@ -212,6 +212,7 @@ class _NameOrder:
         self.table_names = table.names
         self.names = table.names_array
         self.sorted_names = table.names_at(order)
+        self.as_positions = table.lists_as_positions  # the table's way of handing node lists on
 
     def sorted_names_of(self, positions: np.ndarray) -> tuple[np.ndarray, Sequence[str]]:
         """``positions`` re-ordered by node name, and those names (with their positions; only the
@@ -219,7 +220,7 @@ class _NameOrder:
         ordered = positions[np.argsort(self.rank[positions], kind="stable")]
         if len(ordered) == len(self.sorted_names):
             return ordered, self.sorted_names
-        return ordered, node_list(self.table_names, self.names, ordered)
+        return ordered, node_list(self.table_names, self.names, ordered, self.as_positions)
 
 
 _NAME_ORDER: "weakref.WeakKeyDictionary[NodeTable[NodeInfo], _NameOrder]" = weakref.WeakKeyDictionary()

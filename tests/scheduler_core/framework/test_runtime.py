@@ -225,3 +225,29 @@ def test_removing_many_pods_tells_every_extension_of_each_pod_in_turn_and_stops_
     for info in removed[:2]:
         one_by_one.append(framework.run_pre_filter_remove_pod(state, make_pod("p"), info, None))
     assert told == [("First", "a"), ("Last", "a"), ("First", "b"), ("Last", "b")] and one_by_one[-1] == status
+
+
+def test_the_extensions_told_follow_the_skipped_plugins_of_each_state():
+    # The calls are kept between dry-run steps while the skipped plugins are the same: a state
+    # that skips others (another pod's cycle), or whose set changed in place, is told its own.
+    from scheduler_core.framework.node_info import PodInfo
+
+    told: list[tuple[str, str]] = []
+    plugins = [_Extended("First", told), _Extended("Second", told)]
+    framework = Framework(Profile.of({"preFilter": plugins}, {}, 100), make_snapshot([make_node("n1")]))
+    info = PodInfo(make_pod("a"))
+    skipping_first, skipping_none = CycleState(), CycleState()
+    skipping_first.skip_filter_plugins = {"First"}
+    for state, expected in [
+        (skipping_first, [("Second", "a")]),
+        (skipping_none, [("First", "a"), ("Second", "a")]),
+        (skipping_first, [("Second", "a")]),
+        (skipping_first.clone(), [("Second", "a")]),
+    ]:
+        told.clear()
+        framework.run_pre_filter_remove_pod(state, make_pod("p"), info, None)
+        assert told == expected
+    skipping_first.skip_filter_plugins.add("Second")  # changed in place: nothing is told any more
+    told.clear()
+    framework.run_pre_filter_remove_pods(skipping_first, make_pod("p"), [info], None)
+    assert told == []

@@ -361,3 +361,19 @@ def test_kept_orders_answer_as_computed_ones(arrays):
     for codes in arrays + arrays:  # each seen twice: the second answer may come from the memory
         assert list(orders(np.asarray(codes, dtype=np.int32))) == _reference(codes)
     assert len(orders._orders) <= 3
+
+
+@pytest.mark.parametrize("as_positions", [False, True])
+def test_scored_hosts_are_handed_on_as_the_table_hands_its_lists(as_positions):
+    """The hostname constraint's scored nodes, in name order, as the table hands node lists on:
+    gathered names in one process, positions in the engine's own (nothing there reads the names)."""
+    from scheduler_core.framework.node_table import NodePositions, PositionedNames
+
+    infos = [NodeInfo(make_node(name)) for name in ["n-c", "n-a", "n-d", "n-b"]]
+    table = NodeTable(infos, lists_as_positions=as_positions)
+    ordered, names = vectorized._name_order(table).sorted_names_of(np.array([0, 2, 3], dtype=np.int64))
+    assert ordered.tolist() == [3, 0, 2]  # n-b, n-c, n-d
+    assert list(names) == ["n-b", "n-c", "n-d"]
+    assert type(names) is (NodePositions if as_positions else PositionedNames)
+    _, every = vectorized._name_order(table).sorted_names_of(np.arange(4, dtype=np.int64))
+    assert list(every) == ["n-a", "n-b", "n-c", "n-d"]
