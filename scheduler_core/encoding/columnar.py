@@ -207,6 +207,7 @@ class _Columns:
         self.columns: list[tuple[np.ndarray, bool]] = []  # (values, delta)
         self._by_content: dict[tuple[str, bytes, bool], int] = {}
         self._by_indices: dict[int, tuple[np.ndarray, int]] = {}
+        self._passed: dict[int, int] = {}  # how many codes -> the column of that many -1s
 
     def add(self, values: np.ndarray, delta: bool = False) -> int:
         stored = _differences(values) if delta else values
@@ -216,6 +217,13 @@ class _Columns:
         if found is None:
             found = self._by_content[key] = len(self.columns)
             self.columns.append((stored, delta))
+        return found
+
+    def all_passed(self, count: int) -> int:
+        """The column of ``count`` Filter codes of -1 (every node passed), as ``add`` stores them."""
+        found = self._passed.get(count)
+        if found is None:
+            found = self._passed[count] = self.add(np.full(count, -1, dtype=np.int64))
         return found
 
     def names(self, names: Sequence[str], table: RunNames, kind: str) -> int | None:
@@ -285,14 +293,27 @@ class _Encoder:
         return {REF_NODE_MAP: keys, "v": self.columns.add(ints)}
 
     def filter_result(self, result: FilterPluginResult) -> Any | None:
+        if not result.palette and len(result.nodes):  # every node passed: its codes are all -1
+            return self._all_passed(result)
         codes = _int_array(result.choice)
         keys = self.columns.names(result.nodes, self.names, REF_NODES) if codes is not None else None
         if codes is None or keys is None or len(codes) != len(result.nodes):
             return None
         palette = [self.value(status.to_json()) for status in result.palette]
-        statuses = {REF_STATUSES: keys, "c": self.columns.add(codes), "pal": palette}
+        return self._verdicts(result, {REF_STATUSES: keys, "c": self.columns.add(codes), "pal": palette})
+
+    def _all_passed(self, result: FilterPluginResult) -> Any | None:
+        """A verdict without a status: the column of its -1 codes made once per segment, not
+        read off the codes of each event (5 plugins an attempt, 5,000 codes each)."""
+        count = len(result.nodes)
+        keys = self.columns.names(result.nodes, self.names, REF_NODES) if len(result.choice) == count else None
+        if keys is None:
+            return None
+        return self._verdicts(result, {REF_STATUSES: keys, "c": self.columns.all_passed(count), "pal": []})
+
+    def _verdicts(self, result: FilterPluginResult, statuses: dict[str, Any]) -> Any:
         pictures = self.value(result.pictures_json()) if result.pictures else {}
-        return StoredFilterVerdicts(statuses, len(result.nodes), pictures).to_json()  # type: ignore[arg-type]
+        return StoredFilterVerdicts(statuses, len(result.nodes), pictures).to_json()
 
     def pre_score(self, result: PreScorePluginResult) -> Any:
         """A typed state's per-node counts straight from their arrays."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Mapping, Optional, Sequence
 
+import numpy as np
+
 from scheduler_core.framework.status import Status
 
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
@@ -29,8 +31,23 @@ def status_groups(statuses: Iterable[Status]) -> list[tuple[Status, int]]:
     """Each status object once, in the order first met, with its count of nodes. Nodes share them
     (a verdict palette's): 5,000 nodes are told apart by identity at C speed."""
     kept = list(statuses)
+    if len(kept) >= MANY_STATUSES:
+        return _groups_of_many(kept)
     nodes_of = Counter(map(id, kept))
     return [(status, nodes_of[id(status)]) for status in dict(zip(map(id, kept), kept)).values()]
+
+
+# From about this many statuses on, NumPy's sort of their identities beats a Counter of them (whose
+# dict takes every node's id in turn: 0.7 ms for 5,000 nodes, 0.25 ms so; each preemption asks).
+MANY_STATUSES = 256
+
+
+def _groups_of_many(kept: list[Status]) -> list[tuple[Status, int]]:
+    identities = np.fromiter(map(id, kept), dtype=np.int64, count=len(kept))
+    # return_index sorts stably: each identity's first position, as met in ``kept``
+    _, first, counts = np.unique(identities, return_index=True, return_counts=True)
+    order = np.argsort(first)
+    return list(zip(map(kept.__getitem__, first[order].tolist()), counts[order].tolist()))
 
 
 def reason_histogram(

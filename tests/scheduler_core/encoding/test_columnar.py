@@ -32,8 +32,9 @@ from scheduler_core.encoding.columnar import (
     encode_segment,
     read_archive,
 )
-from scheduler_core.encoding.events import Event, ExtensionPoint, Payload, ScoreResult, TotalResult
+from scheduler_core.encoding.events import Event, ExtensionPoint, FilterPluginResult, Payload, ScoreResult, TotalResult
 from scheduler_core.framework.node_table import PositionedNames
+from scheduler_core.framework.status import Status
 from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.encoding.timeline import STORY_POINTS
 from tests.scheduler_core.builders import fill_one_node_each, no_default_spreading
@@ -489,3 +490,28 @@ def test_dynamic_resources_node_pictures_in_filter_events_round_trip_exactly():
     [filtered] = [e for e in events if e.extension_point is ExtensionPoint.FILTER and e.plugin == "DynamicResources"]
     assert sorted(filtered.payload.pictures) == ["node-1", "node-2"]
     assert assert_round_trip(events, names) == 1
+
+
+def test_verdicts_every_node_passed_share_one_column_of_codes_and_round_trip_exactly():
+    # Most plugins pass every node: their codes (all -1) are one column per segment, made once,
+    # the same as the codes read one by one would store (one byte each); a rejection keeps its own.
+    names = RunNames(NODES, PODS)
+    rejected = Status.unschedulable("node(s) had untolerated taint")
+    choice = np.full(len(NODES), -1, dtype=np.int32)
+    some = choice.copy()
+    some[3] = 0
+    group = [
+        Event(0, "default/p", ExtensionPoint.FILTER, plugin, FilterPluginResult(NODES, [], choice.copy()))
+        for plugin in ("NodeName", "NodeUnschedulable", "NodeResourcesFit")
+    ]
+    group.append(
+        Event(0, "default/p", ExtensionPoint.FILTER, "TaintToleration", FilterPluginResult(NODES, [rejected], some))
+    )
+    group.append(Event(0, "default/p", ExtensionPoint.FILTER, "NodeAffinity", FilterPluginResult([], [], choice[:0])))
+    blob = encode_segment(group, names, 0)
+    assert json.dumps(decode_segment(blob, names).events) == json.dumps([event.to_json() for event in group])
+    meta, members = read_archive(blob)
+    codes = [row[4]["statuses"]["c"] for row in meta["events"][:4]]
+    assert codes[0] == codes[1] == codes[2] != codes[3]
+    member, offset, length, _ = meta["arrays"][codes[0]]
+    assert member == "i1" and members[member][offset : offset + length].tolist() == [-1] * len(NODES)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scheduler_core.framework.diagnosis import fit_error_message, reason_histogram, status_groups
+from scheduler_core.framework.diagnosis import MANY_STATUSES, fit_error_message, reason_histogram, status_groups
 from scheduler_core.framework.status import Status
 
 
@@ -60,3 +60,24 @@ def test_statuses_grouped_once_give_the_same_message_as_the_statuses_of_every_no
     assert fit_error_message(6, grouped=(groups, len(statuses)), absent_reasons=absent) == fit_error_message(
         6, node_statuses=statuses, absent_reasons=absent
     )
+
+
+def test_thousands_of_statuses_are_grouped_as_a_few_are():
+    # From MANY_STATUSES on the identities are grouped by NumPy: the same groups, in the order first
+    # met, told apart by object (two equal statuses are two groups, as the Counter's way has them).
+    cpu, memory, taint = (
+        Status.unschedulable(reason) for reason in ("Insufficient cpu", "Insufficient memory", "taint")
+    )
+    other_cpu = Status.unschedulable("Insufficient cpu")
+    pattern = [taint, memory, taint, other_cpu, taint, cpu]
+    many = [pattern[(i * 7) % 6] for i in range(MANY_STATUSES * 4 + 3)]
+    groups = status_groups(many)
+    assert [status for status, _ in groups] == [taint, memory, other_cpu, cpu]
+    assert [status is expected for (status, _), expected in zip(groups, [taint, memory, other_cpu, cpu])] == [True] * 4
+    assert [count for _, count in groups] == [
+        sum(s is status for s in many) for status in (taint, memory, other_cpu, cpu)
+    ]
+    fewer = many[: MANY_STATUSES - 1]
+    assert [(id(s), n) for s, n in status_groups(fewer)] == [
+        (id(s), sum(x is s for x in fewer)) for s in (taint, memory, other_cpu, cpu)
+    ]

@@ -22,6 +22,7 @@ from scheduler_core.encoding.events import (
     CycleEnd,
     Event,
     ExtensionPoint,
+    FilterPluginResult,
     NormalizeResult,
     QueueSortResult,
     ScoreResult,
@@ -283,6 +284,28 @@ def test_a_frame_after_a_bigger_one_holds_only_its_own_events():
     big, small = frames_of([event(Holder(np.arange(20_000))), event(CycleEnd("n1"), cycle=1)])
     assert len(small) < 200 < len(big)
     assert [e.to_json() for e in Receiver().events(small, 1)] == [event(CycleEnd("n1"), cycle=1).to_json()]
+
+
+def test_a_verdict_every_node_passed_goes_as_its_length_and_reads_back_as_its_codes():
+    """No status in the palette: the codes (all -1) are not written; the reader makes them, one
+    read-only array for each length and type. A verdict with a rejection goes with its codes."""
+    nodes = [f"n{i}" for i in range(5000)]
+    passed = np.full(5000, -1, dtype=np.int32)
+    rejected = passed.copy()
+    rejected[7] = 0
+    taint = Status.unschedulable("node(s) had untolerated taint")
+    sent = [
+        event(FilterPluginResult(nodes, [], passed), point=ExtensionPoint.FILTER),
+        event(FilterPluginResult(nodes, [], passed.copy()), point=ExtensionPoint.FILTER),
+        event(FilterPluginResult(nodes, [taint], rejected), point=ExtensionPoint.FILTER),
+    ]
+    got = [e.payload for e in read_back(iter(sent))]
+    assert [payload.to_json() for payload in got] == [e.payload.to_json() for e in sent]
+    assert got[0].choice is got[1].choice and not got[0].choice.flags.writeable
+    assert got[0].choice.dtype == np.int32 and got[0].choice.tolist() == [-1] * 5000
+    assert got[2].choice.tolist() == rejected.tolist()
+    frames = frames_of(sent)
+    assert len(frames[2]) - len(frames[1]) >= passed.nbytes  # the same names in both; codes in one
 
 
 def test_every_field_of_every_payload_comes_back_as_sent():
