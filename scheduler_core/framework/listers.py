@@ -29,7 +29,7 @@ class SharedLister(Protocol):
     indexed_listers: dict[str, object]  # what plugins index of the two above, by plugin
     storage: StorageState
     dra: DraState
-    pdbs: list[PodDisruptionBudget]
+    pdbs: tuple[PodDisruptionBudget, ...]  # a new tuple when one changes
     namespace_labels: dict[str, dict[str, str]]  # every namespace's labels (labels_of_namespace)
 
     @property

@@ -86,7 +86,9 @@ class EventHandlers:
     def on_budget(self, event: WatchEvent) -> None:
         """The PodDisruptionBudget lister preemption reads (an informer with no handler: a budget's
         change moves no pod)."""
-        follow(self.snapshot.pdbs, event, lambda budget: budget.key)
+        listed = list(self.snapshot.pdbs)
+        follow(listed, event, lambda budget: budget.key)
+        self.snapshot.pdbs = tuple(listed)  # a new object: preemption tells unchanged budgets by identity
 
     def on_workload(self, event: WatchEvent) -> None:
         """The ReplicaSet and StatefulSet listers the default topology spreading reads (informers

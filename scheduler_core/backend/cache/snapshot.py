@@ -37,7 +37,9 @@ class Snapshot:
     # (run.eventhandlers.on_workload) empties this when a workload does.
     indexed_listers: dict[str, object] = field(default_factory=dict)
     storage: StorageState = field(default_factory=StorageState)  # claims, volumes, classes, CSI objects
-    pdbs: list[PodDisruptionBudget] = field(default_factory=list)  # what preemption must respect
+    # What preemption must respect: a tuple, replaced at each change (run.eventhandlers.on_budget),
+    # so the same object means the same budgets (preemption's KeptBudgets asks at every preemption).
+    pdbs: tuple[PodDisruptionBudget, ...] = ()
     by_name: dict[str, NodeInfo] = field(init=False)
     # The storage and device informers' notifications for the event handlers (ClusterChange), one
     # per write the cluster delivered, waiting until the run hands them to the queue at its points.
@@ -88,7 +90,7 @@ class Snapshot:
             {name: dict(ns.labels) for name, ns in scenario.namespaces.items()},
             list(scenario.services),
             list(scenario.workloads),
-            pdbs=list(scenario.pdbs),
+            pdbs=tuple(scenario.pdbs),
         )
         templates: dict[tuple[object, ...], PodInfo] = {}
         for pod in scenario.running_pods:

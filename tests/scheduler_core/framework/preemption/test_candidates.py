@@ -159,3 +159,26 @@ def test_a_dry_runs_statuses_are_grouped_once_for_the_errors_and_the_histogram()
     assert dry_run.status_groups() is groups and dry_run.errors == []
     failing = DryRun(node_statuses={"n1": shared, "n2": error, "n3": error})
     assert failing.errors == [error, error]
+
+
+def test_candidates_without_budget_violations_come_first_in_node_order_read_off_each_candidate():
+    # DryRun.ordered and the ranking read what they compare off the candidate (its victims' rank,
+    # violations and key list, copied once): the same answers as the victims' own.
+    low, mid = victim("low", 1), victim("mid", 5)
+    candidates = [
+        candidate("n1", low, violations=1),
+        candidate("n2", mid),
+        candidate("n3", low, mid, violations=2),
+        candidate("n4", low),
+    ]
+    for one in candidates:
+        victims = one.victims
+        assert (one.rank, one.pdb_violations, one.key_list) == (
+            victims.rank,
+            victims.num_pdb_violations,
+            victims.pod_keys,
+        )
+    ordered = DryRun(list(candidates)).ordered().candidates
+    assert [c.node for c in ordered] == ["n2", "n4", "n1", "n3"]
+    assert [c.node for c in best_candidates(candidates)] == ["n4"]
+    assert DryRun(candidates[1:2] + candidates[3:]).ordered().candidates == [candidates[1], candidates[3]]

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import operator
 import random
 from datetime import datetime, timedelta, timezone
+
+import pytest
 
 from scheduler_core.framework.node_info import PodInfo
 from scheduler_core.framework.status import Status
@@ -243,3 +246,15 @@ def test_an_extension_that_fails_on_a_removed_pod_ends_the_node_with_its_status(
     victims, status = select_victims_on_node(runner, CycleState(), make_pod("p", priority=50), node)
     assert victims is None and status is not None and status.message == "refused"
     assert runner.told == [("remove", "low-a", "n1"), ("remove", "low-b", "n1")]  # none after the failure
+
+
+def test_kept_budgets_answer_a_tuple_they_were_given_by_identity(monkeypatch):
+    # The snapshot's budgets are a tuple replaced at each change: given the same tuple again, the
+    # kept Budgets come back without a budget being compared (none is asked for its equality).
+    kept = KeptBudgets()
+    budgets = tuple(PodDisruptionBudget("default", f"b{i}", LabelSelector((("app", "x"),)), 1) for i in range(50))
+    first = kept.of(budgets)
+    monkeypatch.setattr(operator, "is_", lambda a, b: pytest.fail("compared one by one"))
+    assert kept.of(budgets) is first
+    monkeypatch.undo()
+    assert kept.of(list(budgets)) is first and kept.of(tuple(budgets[:49])) is not first
