@@ -143,8 +143,14 @@ def numeric_dry_run(
     """dry_run_preemption's answer, every potential node judged on its numbers."""
     rules = _Rules(framework, state, checked)
     table = framework.snapshot.table
-    positioned = carried_positions(nodes, table) is not None
-    positions = rules.table_positions(nodes) if positioned or rules.before or rules.after else np.zeros(0, np.int64)
+    carried = carried_positions(nodes, table)
+    positioned = carried is not None
+    if carried is not None:
+        positions = carried
+    elif rules.before or rules.after:
+        positions = rules.table_positions(nodes)  # looked up: the constant verdicts are read by position
+    else:
+        positions = np.zeros(0, np.int64)
     before, rejected_before = rules.constant_verdicts(rules.before, pod, positions)
     after, rejected_after = rules.constant_verdicts(rules.after, pod, positions)
     if not rules.before:

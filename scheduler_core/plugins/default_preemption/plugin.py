@@ -12,6 +12,7 @@ Pod/Delete for that (a hint that never queues), before it registered no event at
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar, Mapping, Optional
 
 from scheduler_core.model import names
@@ -82,10 +83,7 @@ class DefaultPreemption:
             return dry_run_preemption(framework, state, pod, potential, pdbs)
         inputs += (pdbs,)  # the victims that would break a budget (the same object while they are as they were)
         nominated_nodes = framework.nominator.nodes_with_nominated_pods()
-
-        def nominated(node: str) -> tuple[Pod, ...]:
-            return framework.nominated_pods_to_add(pod, node)
-
+        nominated = functools.partial(framework.nominated_pods_to_add, pod)  # a node's, for this pod
         kept = self._node_verdicts.bound(inputs, nominated, nominated_nodes, framework.snapshot.table)
         return dry_run_preemption(framework, state, pod, potential, pdbs, kept)
 
