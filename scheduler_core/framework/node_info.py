@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
+import numpy as np
+
 from scheduler_core.framework.storage import claim_key
 from scheduler_core.model.labels import Matcher, compile_selector, merge_match_label_keys
 from scheduler_core.model import (
@@ -147,6 +149,21 @@ class PodInfoCache:
         info = PodInfo(pod)
         self._infos[pod.key] = (info, fingerprint)
         return info
+
+
+def requests_summed(groups: Sequence[Sequence[PodInfo]], resources: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """What each group of pods requests of ``resources`` together (a row per group) and how many
+    pods each group has: the nominated pods to add on each of many nodes, counted in at once."""
+    totals = np.array([_requested(group, resources) for group in groups], dtype=np.int64)
+    counts = np.fromiter((len(group) for group in groups), dtype=np.int64, count=len(groups))
+    return totals.reshape(len(groups), len(resources)), counts
+
+
+def _requested(group: Sequence[PodInfo], resources: Sequence[str]) -> list[int]:
+    if len(group) == 1:  # mostly one pod: read it straight
+        requests = group[0].requests
+        return [requests.get(name, 0) for name in resources]
+    return [sum(info.requests.get(name, 0) for info in group) for name in resources]
 
 
 def pod_info_fingerprint(pod: Pod) -> tuple[object, ...]:

@@ -25,9 +25,11 @@ from scheduler_core.model import (
 
 class NominatedPods(Protocol):
     """Where the framework learns which pending pods are nominated to a node (the PodNominator).
-    ``version`` counts its changes: what is read from it is good while the count is the same."""
+    ``version`` counts its changes: what is read from it is good while the count is the same;
+    ``content_version`` counts those that change which pod object is nominated to which node."""
 
     version: int
+    content_version: int
 
     def nominated_pods_for_node(self, node: str) -> list[Pod]: ...
 
@@ -42,6 +44,7 @@ class NoNominations:
     """A nominator that knows of no nomination (a framework built without one)."""
 
     version = 0
+    content_version = 0
 
     def nominated_pods_for_node(self, node: str) -> list[Pod]:
         return []

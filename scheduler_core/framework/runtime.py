@@ -20,6 +20,7 @@ from scheduler_core.framework.batch import (
     score_per_node,
 )
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.kept_passes import RecentlyKept
 from scheduler_core.framework.kept_verdicts import VerdictMemo
 from scheduler_core.framework.interfaces import (
     MAX_NODE_SCORE,
@@ -33,6 +34,7 @@ from scheduler_core.framework.interfaces import (
 )
 from scheduler_core.framework.listers import SharedLister
 from scheduler_core.framework.node_info import NodeInfo, PodInfo, PodInfoCache
+from scheduler_core.framework.nominated_additions import Additions, NominatedAdditions
 from scheduler_core.framework.opportunistic_batch import OpportunisticBatch
 from scheduler_core.framework.options import FrameworkOptions, NominatedPods
 from scheduler_core.framework.profile import Profile
@@ -131,14 +133,17 @@ class Framework:
         # The pod and nominations version _to_add_asked was last worked out for (an attempt asks
         # for dozens of nodes in a row: the key is not made again for each).
         self._to_add_for: tuple[Optional[Pod], int] = (None, -1)
-        # nominated_additions' answer, for what it was asked with
-        self._additions_asked: Optional[tuple[object, ...]] = None
-        self._additions: list[tuple[str, tuple[Pod, ...]]] = []
-        self._addition_positions: np.ndarray = np.zeros(0, dtype=np.int64)  # their nodes' positions
+        # nominated_additions' answers, shared by pods of one priority (framework/nominated_additions.py)
+        self._additions = NominatedAdditions(self.nominator, self.nominated_pod_info)
         self._nominated_nodes_asked: Optional[tuple[int, object]] = None
         self._nominated_nodes: set[str] = set()
         # The nominated pass's per-node answers, kept across cycles while their inputs are the same.
         self.nominated_verdicts: VerdictMemo[NominatedVerdict] = VerdictMemo()
+        # Whole Filter passes, kept across cycles for attempts that read the same (the cycle's own
+        # record of a pass: run/schedule_one.py says what it is kept under).
+        self.kept_passes: RecentlyKept[Any] = RecentlyKept()
+        # The Filter plugins' verdicts before the nominated pass, kept the same way.
+        self.kept_filter_verdicts: RecentlyKept[list[tuple[str, FilterVerdicts]]] = RecentlyKept()
         self.signing_plugins, self.signatures_enabled = _signing_plugins(profile)
         self.signing_refusers = [plugin for plugin in self.signing_plugins if isinstance(plugin, RefusingSigner)]
         # The PreFilter plugins with extensions, in order, each with them (PreFilterExtensions() is
@@ -324,23 +329,31 @@ class Framework:
 
     def nominated_additions(self, pod: Pod, index: dict[str, int]) -> list[tuple[str, tuple[Pod, ...]]]:
         """Each node of ``index`` (a node table's) where nominated_pods_to_add has pods for ``pod``,
-        with them. Every attempt asks it while pods wait nominated: the answer is kept while the
-        nominations, the table, the pod's priority (and the pod itself when it is one of the
-        nominated) are the same. Read only."""
-        asked = (*self._nominations_as_seen_by(pod), index)
-        if asked != self._additions_asked:
-            nodes = self.nominated_nodes_in(index)
-            additions = [(node, found) for node in nodes if (found := self.nominated_pods_to_add(pod, node))]
-            self._additions_asked, self._additions = asked, additions
-            self._addition_positions = np.fromiter(
-                (index[node] for node, _ in additions), dtype=np.int64, count=len(additions)
-            )
-        return self._additions
+        with them, in an order of their own: its callers count the pods in, so the answer is kept
+        while which pods are nominated where is the same (framework/nominated_additions.py). Read only."""
+        return self._additions_of(pod, index).entries
+
+    def nominated_addition_requests(
+        self, pod: Pod, index: dict[str, int], resources: tuple[str, ...]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """What the pods of each nominated_additions entry request of ``resources`` together (a row
+        per entry, in its order) and how many they are, kept with that answer. Read only."""
+        return self._additions.requests(self._additions_of(pod, index), resources)
 
     def nominated_addition_positions(self, pod: Pod, index: dict[str, int]) -> np.ndarray:
         """The positions in ``index`` of nominated_additions' nodes, in its order (kept with it). Read only."""
-        self.nominated_additions(pod, index)
-        return self._addition_positions
+        return self._additions_of(pod, index).positions
+
+    def _additions_of(self, pod: Pod, index: dict[str, int]) -> Additions:
+        return self._additions.of(pod, index, lambda: self.nominated_nodes_in(index))
+
+    def nominated_content_seen_by(self, pod: Pod, index: dict[str, int]) -> tuple[int, int, Optional[str]]:
+        """What the nominated pods to add for ``pod`` on the nodes of ``index`` (a node table's)
+        hold, as a set: the nominator's count of its changes of which pod is nominated where (a
+        pod nominated again where it was moves only in its node's order), the pod's priority, and
+        the pod itself when it is nominated to one of those nodes (it is not added there)."""
+        node = self.nominator.node_of(pod)
+        return self.nominator.content_version, pod.priority, pod.key if node is not None and node in index else None
 
     def _nominations_as_seen_by(self, pod: Pod) -> tuple[int, int, Optional[str]]:
         """What the nominated pods to add for ``pod`` depend on: the nominations (the nominator's

@@ -20,7 +20,7 @@ from abc import abstractmethod
 import functools
 import random
 from dataclasses import dataclass
-from typing import Callable, Generator, Iterator, Optional, Sequence
+from typing import Any, Callable, Generator, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -55,7 +55,7 @@ from scheduler_core.cluster.resourceclaim_controller import ResourceClaimControl
 from scheduler_core.plugins.node_resources.numeric import (
     Checked,
     fit_unresolvable,
-    fit_verdicts_with,
+    fit_verdicts_with_sums,
     numeric_fit_applies,
 )
 from scheduler_core.run.outcomes import (
@@ -284,6 +284,9 @@ class Cycle:
         self._early_statuses: dict[str, Status] = {}
         # Diagnosis.UnschedulablePlugins as the cycle finds them.
         self._unschedulable_plugins: set[str] = set()
+        # filter_inputs, once asked (the kept pass and the kept nominated verdicts both key on it).
+        self._inputs: Optional[tuple[Any, ...]] | _Unasked = _UNASKED
+        self._kept_pass: Optional[_KeptPass] = None  # the Filter pass as kept across attempts
 
     def run(self) -> Iterator[Event]:
         return record_cycle(self)
@@ -307,7 +310,7 @@ class Cycle:
         if nominated is not None:  # the nominated (or hinted) node fits: no other node is looked at
             return (yield from self._score_and_bind(nominated, signature, hint))
         absent = self._absent_status(pre)
-        passed = self._filter(nodes, pre)
+        passed = self._kept_or_new_pass(nodes, pre)
         self._observe(passed)
         feasible = self.snapshot.table.node_list(passed.feasible)
         yield FilterDone(passed, feasible)
@@ -409,10 +412,17 @@ class Cycle:
                 replaced.append((i, statuses))
         return _with_verdicts(verdicts, replaced)
 
+    def _filter_inputs(self) -> Optional[tuple[Any, ...]]:
+        """What every node's verdict of this attempt depends on besides the node and the pods added
+        there (framework/kept_verdicts.py), asked once after PreFilter; None when not comparable."""
+        if isinstance(self._inputs, _Unasked):
+            self._inputs = filter_inputs(self.fw, self.state, self.pod) if self.fw.vectorized else None
+        return self._inputs
+
     def _kept_nominated_verdicts(self) -> Optional[BoundVerdicts[NominatedVerdict]]:
         """The nominated pass's verdicts an earlier attempt with the same inputs reached
         (framework/kept_verdicts.py), None when they cannot be kept."""
-        inputs = filter_inputs(self.fw, self.state, self.pod) if self.fw.vectorized else None
+        inputs = self._filter_inputs()
         if inputs is None:
             return None
         return self.fw.nominated_verdicts.bound(inputs, lambda node: self.fw.nominated_pods_to_add(self.pod, node))
@@ -447,8 +457,10 @@ class Cycle:
             return verdicts
         found = found[np.argsort(slots[found])]  # in the order ``positions`` lists them
         kept = slots[found]
-        added = [[self.fw.nominated_pod_info(other) for other in adding[entry][1]] for entry in found.tolist()]
-        fit = fit_verdicts_with(checked, table, positions[kept], added, fit_unresolvable(self.fw))
+        resources = tuple(name for name, _ in checked)
+        totals, counts = self.fw.nominated_addition_requests(self.pod, table.index, resources)
+        unresolvable = fit_unresolvable(self.fw)
+        fit = fit_verdicts_with_sums(checked, table, positions[kept], totals[found], counts[found], unresolvable)
         return _with_nominated_fit(verdicts, kept, fit)
 
     def _nominated_pass(
@@ -493,6 +505,47 @@ class Cycle:
         fits = _fits(verdicts, len(candidates))
         return pre, FilterPass(candidates, verdicts, candidates[fits], 0, len(candidates))
 
+    def _kept_or_new_pass(self, nodes: list[NodeInfo], pre: PreFilterOutcome) -> FilterPass:
+        """``_filter``'s pass, or the one an earlier attempt made when everything a pass reads is
+        the same (framework/kept_passes.py): a pod that fits nowhere is retried after every change
+        that might help it, and its workload's other replicas after it, mostly with nothing changed
+        in between but the failed pods' own statuses. The start index moves as that pass moved it."""
+        key = self._pass_key(pre)
+        if key is None:
+            return self._filter(nodes, pre)
+        kept: Optional[_KeptPass] = self.fw.kept_passes.get(key)
+        if kept is None:
+            passed = self._filter(nodes, pre)
+            _read_only(passed)
+            kept = _KeptPass(passed, self.scheduler.next_start_node_index)
+            self.fw.kept_passes.put(key, kept)
+        else:
+            self.scheduler.next_start_node_index = kept.next_start
+        self._kept_pass = kept
+        return kept.passed
+
+    def _pass_key(self, pre: PreFilterOutcome) -> Optional[tuple[Any, ...]]:
+        """Everything ``_filter`` reads, comparable with another attempt's (the cheapest to tell
+        apart first); None when a Filter plugin may read more than the node, the pod and its own
+        PreFilter state. The node table is compared by identity (a node that changes, joins or
+        leaves makes a new one) and its version (every pod added or removed moves it); the
+        nominated pass sums and counts the nominated pods it adds, so their set is what counts, not
+        their order in a node's list; the profile's own settings are the framework's, which keeps
+        the passes."""
+        inputs = self._filter_inputs()
+        if inputs is None:
+            return None
+        table = self.snapshot.table
+        allowed = pre.result.node_names
+        return (
+            table,
+            table.version,
+            self.scheduler.next_start_node_index,
+            None if allowed is None else frozenset(allowed),
+            self.fw.nominated_content_seen_by(self.pod, table.index),
+            inputs,
+        )
+
     def _filter(self, nodes: list[NodeInfo], pre: PreFilterOutcome) -> FilterPass:
         """findNodesThatPassFilters: from the rotating start index until enough nodes fit.
 
@@ -521,7 +574,7 @@ class Cycle:
         if self._walks_node_by_node(plugins):
             verdicts = self._walked_verdicts(plugins, rotated, num_to_find)
         else:
-            verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated)) for p in plugins]
+            verdicts = self._plugin_verdicts(plugins, rotated, pre, start)
             # Every node walked: the tree order rotated, whose slots the table's inverse of it gives.
             walk_slots = (
                 functools.partial(_rotated_slots, table.tree_rank, start % total, total) if allowed is None else None
@@ -546,6 +599,25 @@ class Cycle:
         verdicts = [(name, FilterVerdicts(v.palette, v.choice[:evaluated])) for name, v in verdicts]
         feasible = np.sort(rotated[:evaluated][fits[:evaluated]])
         return FilterPass(rotated[:evaluated], verdicts, feasible, start % total if total else 0, num_to_find)
+
+    def _plugin_verdicts(
+        self, plugins: list[FilterPlugin], rotated: np.ndarray, pre: PreFilterOutcome, start: int
+    ) -> list[tuple[str, FilterVerdicts]]:
+        """Each plugin's verdicts on ``rotated`` (the nodes from the start index), or those an
+        earlier attempt reached with the same inputs (``_pass_key`` without the nominations):
+        replicas nominated to nodes of their own read the same verdicts before the nominated pass."""
+        inputs = self._filter_inputs()
+        if inputs is None:
+            return [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated)) for p in plugins]
+        table, allowed = self.snapshot.table, pre.result.node_names
+        key = (table, table.version, start, None if allowed is None else frozenset(allowed), inputs)
+        verdicts: Optional[list[tuple[str, FilterVerdicts]]] = self.fw.kept_filter_verdicts.get(key)
+        if verdicts is None:
+            verdicts = [(p.name, self.fw.filter_verdicts(p, self.state, self.pod, rotated)) for p in plugins]
+            for _, verdict in verdicts:
+                verdict.choice.flags.writeable = False  # later attempts read them
+            self.fw.kept_filter_verdicts.put(key, verdicts)
+        return verdicts
 
     def _walks_node_by_node(self, plugins: list[FilterPlugin]) -> bool:
         """Whether the plugins judged one node at a time (DynamicResources, the volume plugins) are
@@ -657,7 +729,13 @@ class Cycle:
     def _judged(self, passed: FilterPass) -> _Judged:
         """The statuses of the Diagnosis (the nominated node's early one, then the full pass's, which
         wins for a node judged in both) and their status_groups, as ``{**early, **first}`` would give them."""
-        judged = self._first_failures(passed)
+        kept = self._kept_pass
+        if kept is not None and kept.passed is passed:
+            if kept.first_failures is None:
+                kept.first_failures = self._first_failures(passed)
+            judged = kept.first_failures
+        else:
+            judged = self._first_failures(passed)
         early = self._early_statuses
         if not early:
             return judged
@@ -867,6 +945,29 @@ class _Judged:
     count: int
     statuses: Optional[dict[str, Status]]
     by_position: Optional[StatusesByPosition]
+
+
+@dataclass(slots=True)
+class _KeptPass:
+    """A Filter pass kept across attempts (``Cycle._kept_or_new_pass``): the pass, the start index
+    it left, and its first failures once an attempt asked them (a function of the pass alone)."""
+
+    passed: FilterPass
+    next_start: int
+    first_failures: Optional[_Judged] = None
+
+
+class _Unasked:
+    """Not asked yet (a cached answer may itself be None)."""
+
+
+_UNASKED = _Unasked()
+
+
+def _read_only(passed: FilterPass) -> None:
+    """A kept pass is read by later attempts: no one may write into its arrays."""
+    for array in (passed.evaluated, passed.feasible, *(verdict.choice for _, verdict in passed.verdicts)):
+        array.flags.writeable = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,11 +26,12 @@ from scheduler_core.framework.cluster_events import (
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import Handle, NodeToStatus, PostFilterResult
 from scheduler_core.framework.node_info import NodeInfo
+from scheduler_core.framework.kept_passes import RecentlyKept
 from scheduler_core.framework.kept_verdicts import VerdictMemo, filter_inputs
 from scheduler_core.framework.preemption.candidates import DryRun, NodeVerdict, dry_run_preemption
 from scheduler_core.framework.preemption.evaluator import Evaluator
 from scheduler_core.framework.preemption.executor import Executor
-from scheduler_core.framework.preemption.victims import KeptBudgets, may_preempt
+from scheduler_core.framework.preemption.victims import Budgets, KeptBudgets, may_preempt
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, MaybeStatus, Status
 from scheduler_core.model import Pod
@@ -62,6 +63,7 @@ class DefaultPreemption:
         # The node-by-node dry run's, kept across cycles while their inputs are the same.
         self._node_verdicts: VerdictMemo[NodeVerdict] = VerdictMemo()
         self._budgets = KeptBudgets()  # the lister's budgets, looked up once while they are unchanged
+        self._dry_runs: RecentlyKept[DryRun] = RecentlyKept()  # whole dry runs, by what they read
 
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatus
@@ -71,14 +73,34 @@ class DefaultPreemption:
 
     def dry_run_preemption(self, state: CycleState, pod: Pod, potential: list[NodeInfo]) -> DryRun:
         """DryRunPreemption with SelectVictimsOnNode: on numbers when only NodeResourcesFit decides
-        (batch.py), else node by node."""
+        (batch.py), else node by node; or the dry run an earlier attempt made with everything it
+        reads the same (``_dry_run_key``): replicas that fit nowhere are retried one after the other
+        with nothing changed in between."""
         framework, pdbs = self._handle.framework, self._budgets.of(self._handle.snapshot.pdbs)
         if not isinstance(framework, Framework):  # the paths below read the runtime's own plugin lists
             return dry_run_preemption(framework, state, pod, potential, pdbs)
+        inputs = filter_inputs(framework, state, pod) if framework.vectorized else None
+        if inputs is None:
+            return self._dry_run(framework, state, pod, potential, pdbs, inputs)
+        key = _dry_run_key(framework, pod, potential, pdbs, inputs)
+        dry_run = self._dry_runs.get(key)
+        if dry_run is None:
+            dry_run = self._dry_run(framework, state, pod, potential, pdbs, inputs)
+            self._dry_runs.put(key, dry_run)
+        return dry_run
+
+    def _dry_run(
+        self,
+        framework: Framework,
+        state: CycleState,
+        pod: Pod,
+        potential: list[NodeInfo],
+        pdbs: Budgets,
+        inputs: Optional[tuple[Any, ...]],
+    ) -> DryRun:
         checked = numeric_dry_run_applies(framework, state)
         if checked is not None:
             return numeric_dry_run(framework, state, pod, potential, checked, pdbs, self._verdicts)
-        inputs = filter_inputs(framework, state, pod) if framework.vectorized else None
         if inputs is None:
             return dry_run_preemption(framework, state, pod, potential, pdbs)
         inputs += (pdbs,)  # the victims that would break a budget (the same object while they are as they were)
@@ -119,6 +141,18 @@ class DefaultPreemption:
         if not (self._features.default_preemption_registers_pod_delete and self._features.enable_async_preemption):
             return []
         return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), _never_after_deletion)]
+
+
+def _dry_run_key(
+    framework: Framework, pod: Pod, potential: list[NodeInfo], pdbs: Budgets, inputs: tuple[Any, ...]
+) -> tuple[Any, ...]:
+    """What a dry run reads, comparable with another attempt's: the node table and its version
+    (the pods that may be victims), the budgets (the same object while they are as they were),
+    the nominated pods it adds for this pod (as a set), the potential nodes, and the pod's
+    scheduling fields and PreFilter states (``inputs``: filter_inputs)."""
+    table = framework.snapshot.table
+    nominated = framework.nominated_content_seen_by(pod, table.index)
+    return (table, table.version, pdbs, nominated, tuple(potential), inputs)
 
 
 def _never_after_deletion(pod: Pod, old: Any, new: Any) -> QueueingHint:

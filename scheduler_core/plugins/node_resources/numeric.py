@@ -20,7 +20,7 @@ from scheduler_core.model import names
 from scheduler_core.framework.batch import FilterVerdicts
 from scheduler_core.framework.node_table import NodeTable
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.node_info import NodeInfo, PodInfo
+from scheduler_core.framework.node_info import NodeInfo, PodInfo, requests_summed
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.plugins.node_resources.fit import Fit, checked_shortfall_verdicts
 
@@ -65,17 +65,19 @@ def fit_verdicts_with(
 ) -> Optional[FilterVerdicts]:
     """Fit.filter's answers on many nodes at once, each with its ``added`` pods counted in (None:
     every node fits)."""
-    resources = [name for name, _ in checked]
-    totals = np.array([_summed_requests(resources, infos) for infos in added], dtype=np.int64)
-    totals = totals.reshape(len(added), len(resources))
-    added_requested = {name: totals[:, column] for column, name in enumerate(resources)}
-    added_pods = np.fromiter((len(infos) for infos in added), dtype=np.int64, count=len(added))
-    return checked_shortfall_verdicts(checked, table, positions, added_requested, added_pods, unresolvable)
+    totals, counts = requests_summed(added, [name for name, _ in checked])
+    return fit_verdicts_with_sums(checked, table, positions, totals, counts, unresolvable)
 
 
-def _summed_requests(resources: list[str], infos: list[PodInfo]) -> list[int]:
-    """What ``infos`` request of each resource together (mostly one pod: read it straight)."""
-    if len(infos) == 1:
-        requests = infos[0].requests
-        return [requests.get(name, 0) for name in resources]
-    return [sum(info.requests.get(name, 0) for info in infos) for name in resources]
+def fit_verdicts_with_sums(
+    checked: Checked,
+    table: NodeTable[NodeInfo],
+    positions: np.ndarray,
+    totals: np.ndarray,
+    counts: np.ndarray,
+    unresolvable: bool = True,
+) -> Optional[FilterVerdicts]:
+    """``fit_verdicts_with`` given what the added pods request together on each node (a row per
+    node, a column per checked resource: node_info.requests_summed) and how many they are."""
+    added_requested = {name: totals[:, column] for column, (name, _) in enumerate(checked)}
+    return checked_shortfall_verdicts(checked, table, positions, added_requested, counts, unresolvable)

@@ -22,7 +22,10 @@ from scheduler_core.run.schedule_one import (
     simulate,
 )
 from scheduler_core.encoding.events import CycleStart, ExtensionPoint
+from scheduler_core.encoding.timeline import timeline_summary
 from scheduler_core.encoding.trace import trace_summary
+from scheduler_core.framework.kept_passes import RecentlyKept
+from scheduler_core.run import schedule_one
 from scheduler_core.run.loop import run_to_the_end
 from scheduler_core.scenario import load_scenario
 from tests.scheduler_core.builders import make_node, make_pod, node_text, pod_text
@@ -485,3 +488,81 @@ def test_a_single_pass_read_without_queue_sort_names_the_pod_alone_as_its_cycles
     assert [e.payload.queue for e in some if isinstance(e.payload, CycleStart)] == [["default/a"], ["default/b"]]
     orders = [e.payload.order for e in some if e.extension_point is ExtensionPoint.QUEUE_SORT]
     assert orders == [["default/a"], ["default/b"]]  # written with CycleStart, in the same step
+
+
+def _filter_calls(monkeypatch) -> list[str]:
+    """The pods whose attempts ran findNodesThatPassFilters (not a kept pass)."""
+    called: list[str] = []
+    filter_pass = schedule_one.Cycle._filter
+
+    def counted(cycle, nodes, pre):
+        called.append(cycle.pod.name)
+        return filter_pass(cycle, nodes, pre)
+
+    monkeypatch.setattr(schedule_one.Cycle, "_filter", counted)
+    return called
+
+
+def _twins_text(*pods: tuple[str, str]) -> str:
+    nodes = [node_text(f"n{i}", cpu="2") for i in (1, 2, 3)]
+    return "---\n".join([*nodes, *(pod_text(name, cpu=cpu, labels="{app: twin}") for name, cpu in pods)])
+
+
+def test_a_replica_tried_after_its_twin_with_nothing_changed_reads_the_twins_pass(monkeypatch):
+    called = _filter_calls(monkeypatch)
+    kept = trace_summary(simulate(load_scenario(_twins_text(("a", "3"), ("b", "3"), ("c", "3")))))
+    assert called == ["a"], "b and c read a's pass: the same spec, the same cluster"
+    monkeypatch.setattr(schedule_one, "filter_inputs", lambda *args: None)  # no pass is kept
+    assert trace_summary(simulate(load_scenario(_twins_text(("a", "3"), ("b", "3"), ("c", "3"))))) == kept
+    assert called == ["a", "a", "b", "c"]
+
+
+def test_a_pod_bound_between_two_replicas_makes_the_second_filter_again(monkeypatch):
+    called = _filter_calls(monkeypatch)
+    trace = trace_summary(simulate(load_scenario(_twins_text(("a", "3"), ("fits", "1"), ("b", "3")))))
+    assert [cycle["nodeName"] for cycle in trace["cycles"]] == [None, "n1", None]
+    assert called == ["a", "fits", "b"]
+
+
+def test_a_kept_pass_cannot_be_written_into(monkeypatch):
+    passes: list = []
+    keep = schedule_one.Cycle._kept_or_new_pass
+
+    def kept(cycle, nodes, pre):
+        passes.append(keep(cycle, nodes, pre))
+        return passes[-1]
+
+    monkeypatch.setattr(schedule_one.Cycle, "_kept_or_new_pass", kept)
+    trace_summary(simulate(load_scenario(_twins_text(("a", "3"), ("b", "3")))))
+    assert passes[0] is passes[1]
+    with pytest.raises(ValueError):
+        passes[0].verdicts[0][1].choice[0] = 0
+
+
+def _preempting_twins() -> str:
+    """Replicas that preempt (and wait nominated) beside replicas that fit nowhere and are tried
+    again after every deletion: runs where kept passes are read back often."""
+    nodes = [node_text(f"n{i}", cpu="2") for i in (1, 2, 3, 4)]
+    low = [pod_text(f"low-{i}", cpu="1500m", node_name=f"n{i}", labels="{app: low}") for i in (1, 2, 3, 4)]
+    web = [pod_text(f"web-{i}", "  priority: 100\n", cpu="1500m", labels="{app: web}") for i in (1, 2, 3)]
+    big = [pod_text(f"big-{i}", cpu="3", labels="{app: big}") for i in (1, 2, 3)]
+    return "---\n".join([*nodes, *low, *web, *big])
+
+
+def test_runs_with_kept_passes_answer_as_without_them(monkeypatch):
+    hits = [0]
+    get = RecentlyKept.get
+
+    def counted(self, inputs):
+        found = get(self, inputs)
+        hits[0] += found is not None
+        return found
+
+    monkeypatch.setattr(RecentlyKept, "get", counted)
+    text = _preempting_twins()
+    kept = (trace_summary(simulate(load_scenario(text))), timeline_summary(run_to_the_end(load_scenario(text))))
+    assert hits[0] > 0
+    assert any(attempt.get("victims") for attempt in kept[1]["attempts"]), "the web replicas preempt"
+    monkeypatch.setattr(schedule_one, "filter_inputs", lambda *args: None)
+    again = (trace_summary(simulate(load_scenario(text))), timeline_summary(run_to_the_end(load_scenario(text))))
+    assert again == kept

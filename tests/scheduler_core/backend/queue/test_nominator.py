@@ -97,3 +97,35 @@ def test_every_change_of_the_nominations_counts_and_nothing_else_does():
     nominator.delete(pod)
     seen.append(nominator.version)
     assert seen[1] > seen[0] and seen[2] == seen[1] and seen[3] > seen[2] and seen[4] > seen[3]
+
+
+def test_a_pod_nominated_again_where_it_was_changes_the_order_but_not_the_content():
+    # A nominated pod that fails is nominated again at each attempt: it moves to the end of its
+    # node's list (version), while which pods are nominated where (content_version) stays.
+    nominator, first, second = _nominator(), make_pod("a"), make_pod("b")
+    nominator.add_nominated_pod(first, NominatingInfo("n1"))
+    nominator.add_nominated_pod(second, NominatingInfo("n1"))
+    version, content = nominator.version, nominator.content_version
+    nominator.add_nominated_pod(first, NominatingInfo("n1"))
+    assert nominator.nominated_pods_for_node("n1") == [second, first]
+    assert nominator.version > version and nominator.content_version == content
+
+
+def test_a_status_patch_keeps_the_content_and_a_spec_change_or_a_move_does_not():
+    nominator, pod = _nominator(), make_pod("a", requests={"cpu": 100}, nominated_node_name="n1")
+    nominator.add_nominated_pod(pod, None)
+    content = nominator.content_version
+    patched = make_pod("a", requests={"cpu": 100}, nominated_node_name="n1")  # another object, equal fields
+    nominator.update_nominated_pod(pod, patched)
+    assert nominator.nominated_pods_for_node("n1") == [patched] and nominator.content_version == content
+    resized = make_pod("a", requests={"cpu": 200}, nominated_node_name="n1")
+    nominator.update_nominated_pod(patched, resized)
+    assert nominator.content_version == content + 1
+    nominator.add_nominated_pod(resized, NominatingInfo("n2"))
+    assert nominator.content_version == content + 2
+    nominator.add_nominated_pod(resized, CLEAR_NOMINATED_NODE)  # kept under "" (another node)
+    assert nominator.content_version == content + 3
+    nominator.delete(resized)
+    assert nominator.content_version == content + 4
+    nominator.delete(resized)
+    assert nominator.content_version == content + 4, "nothing to delete: nothing changed"

@@ -15,10 +15,24 @@ from scheduler_core.framework.interfaces import NodeToStatus, PostFilterResult
 from scheduler_core.framework.node_info import NodeInfo, PodInfo
 from scheduler_core.framework.status import Code, MaybeStatus, Status
 from scheduler_core.model import Pod, Taint
+from scheduler_core.encoding.trace import trace_summary
 from scheduler_core.plugins.default_preemption import new
+from scheduler_core.plugins.default_preemption import plugin as preemption_plugin
+from scheduler_core.plugins.default_preemption.plugin import DefaultPreemption
+from scheduler_core.run.schedule_one import simulate
+from scheduler_core.scenario import load_scenario
 from scheduler_core.plugins.registry import in_tree_registry
 from scheduler_core.release import release_named, rules_for
-from tests.scheduler_core.builders import FakeHandle, make_node, make_snapshot, preemptor, run_post_filter, running
+from tests.scheduler_core.builders import (
+    FakeHandle,
+    make_node,
+    make_snapshot,
+    node_text,
+    pod_text,
+    preemptor,
+    run_post_filter,
+    running,
+)
 
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
@@ -386,3 +400,52 @@ def test_the_registry_hands_the_plugin_its_releases_features(release):
     features = rules_for(release_named(release)).features
     plugin = in_tree_registry(features)["DefaultPreemption"](None, FakeHandle(make_snapshot([make_node("n1")])))
     assert plugin.executor._features is features and plugin.evaluator.executor is plugin.executor
+
+
+# ---------------------------------------------------------------------------- dry runs kept across attempts
+
+
+def _dry_runs(monkeypatch) -> list[str]:
+    """The pods whose attempts ran a dry run (not one kept from an earlier attempt)."""
+    ran: list[str] = []
+    dry_run = DefaultPreemption._dry_run
+
+    def counted(plugin, framework, state, pod, *rest):
+        ran.append(pod.name)
+        return dry_run(plugin, framework, state, pod, *rest)
+
+    monkeypatch.setattr(DefaultPreemption, "_dry_run", counted)
+    return ran
+
+
+def _too_big_for_any_node(*pods: tuple[str, str]) -> bytes:
+    """Two nodes of 2 CPUs, each running a pod of priority 0 (500m) and one of priority 200 (1
+    CPU); pending pods of priority 100 (name, cpu): 1500m fits nowhere, with or without victims."""
+    nodes = [node_text(f"n{i}", cpu="2") for i in (1, 2)]
+    low = [pod_text(f"low-{i}", cpu="500m", node_name=f"n{i}") for i in (1, 2)]
+    high = [pod_text(f"high-{i}", "  priority: 200\n", cpu="1", node_name=f"n{i}") for i in (1, 2)]
+    pending = [pod_text(name, "  priority: 100\n", cpu=cpu, labels="{app: twin}") for name, cpu in pods]
+    return "---\n".join([*nodes, *low, *high, *pending]).encode()
+
+
+def test_a_replica_after_its_twin_reads_the_twins_dry_run_back(monkeypatch):
+    ran = _dry_runs(monkeypatch)
+    text = _too_big_for_any_node(("a", "1500m"), ("b", "1500m"), ("c", "1500m"))
+    kept = trace_summary(simulate(load_scenario(text)))
+    assert ran == ["a"], "b and c dry-run what a did: the same spec, the same cluster"
+    assert {cycle["failedSchedulingMessage"] for cycle in kept["cycles"]} == {
+        "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available:"
+        " 2 Insufficient cpu."
+    }
+    monkeypatch.setattr(preemption_plugin, "filter_inputs", lambda *args: None)  # nothing is kept
+    assert trace_summary(simulate(load_scenario(text))) == kept
+    assert ran == ["a", "a", "b", "c"]
+
+
+def test_a_pod_bound_between_two_replicas_makes_the_second_dry_run_again(monkeypatch):
+    ran = _dry_runs(monkeypatch)
+    trace = trace_summary(
+        simulate(load_scenario(_too_big_for_any_node(("a", "1500m"), ("fits", "500m"), ("b", "1500m"))))
+    )
+    assert [cycle["nodeName"] for cycle in trace["cycles"]] == [None, "n1", None]
+    assert ran == ["a", "b"]
